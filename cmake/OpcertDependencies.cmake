@@ -1,0 +1,46 @@
+# Every dependency comes from a distribution package through find_package; nothing is downloaded.
+find_package(Threads REQUIRED)
+find_package(fmt REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(spdlog REQUIRED)
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)  # sha256 of plugin libraries
+if(OPCERT_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+
+# Resolves an AUTO/ON/OFF option against whether a package was found; ON and missing is an error.
+function(opcert_resolve_option option found what)
+  if(${option} STREQUAL "OFF")
+    set(${option}_ENABLED OFF PARENT_SCOPE)
+  elseif(${found})
+    set(${option}_ENABLED ON PARENT_SCOPE)
+  elseif(${option} STREQUAL "ON")
+    message(FATAL_ERROR "${option}=ON but ${what} was not found")
+  else()
+    set(${option}_ENABLED OFF PARENT_SCOPE)
+  endif()
+endfunction()
+
+if(NOT OPCERT_WITH_CUDA STREQUAL "OFF")
+  include(CheckLanguage)
+  check_language(CUDA)
+  find_package(CUDAToolkit QUIET)
+endif()
+set(_opcert_cuda_found FALSE)
+if(CMAKE_CUDA_COMPILER AND CUDAToolkit_FOUND)
+  set(_opcert_cuda_found TRUE)
+endif()
+opcert_resolve_option(OPCERT_WITH_CUDA _opcert_cuda_found "the CUDA toolkit (nvcc)")
+
+if(NOT OPCERT_WITH_TORCH STREQUAL "OFF")
+  find_package(Torch QUIET)
+endif()
+opcert_resolve_option(OPCERT_WITH_TORCH Torch_FOUND "LibTorch (libtorch-dev, or torch.utils.cmake_prefix_path)")
+
+if(NOT OPCERT_WITH_MPI STREQUAL "OFF")
+  find_package(MPI QUIET COMPONENTS CXX)
+endif()
+opcert_resolve_option(OPCERT_WITH_MPI MPI_CXX_FOUND "MPI (libopenmpi-dev)")
+
+message(STATUS "opcert: CUDA ${OPCERT_WITH_CUDA_ENABLED}, LibTorch ${OPCERT_WITH_TORCH_ENABLED}, MPI ${OPCERT_WITH_MPI_ENABLED}")

@@ -1,0 +1,39 @@
+// opcert: conformance and benchmark harness for compute backends. Exit codes: docs/CLI.md.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "cli/verbs.h"
+#include "loader/backend_handle.h"
+#include "model/exit_codes.h"
+#include "model/input_error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"opcert: conformance and benchmark harness for compute backends", "opcert"};
+  app.require_subcommand(1);
+  app.fallthrough(false);
+
+  int exit_code = opcert::kExitOk;
+  opcert::add_list_verb(app, exit_code);
+  opcert::add_run_verb(app, exit_code);
+  opcert::add_version_verb(app, exit_code);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);  // prints CLI11's one-line reason
+    return opcert::kExitBadInput;
+  } catch (const opcert::InputError& e) {
+    std::fprintf(stderr, "opcert: error: %s\n", e.what());
+    return opcert::kExitBadInput;
+  } catch (const opcert::NoBackendError& e) {
+    std::fprintf(stderr, "opcert: error: %s\n", e.what());
+    return opcert::kExitNoBackend;
+  }
+  return exit_code;
+}

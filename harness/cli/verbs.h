@@ -1,0 +1,12 @@
+// Each verb adds its subcommand to the app; its callback stores the process exit code in `exit_code`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace opcert {
+
+void add_list_verb(CLI::App& app, int& exit_code);
+void add_run_verb(CLI::App& app, int& exit_code);
+void add_version_verb(CLI::App& app, int& exit_code);
+
+}  // namespace opcert

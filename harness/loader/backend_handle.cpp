@@ -1,0 +1,145 @@
+#include "loader/backend_handle.h"
+
+#include <fmt/format.h>
+
+namespace opcert {
+namespace {
+
+// Every entry a 1.0 table must fill; checked within the table's own struct_size.
+bool has_required_entries(const opcert_api* api) {
+  return OPCERT_API_HAS(api, opcert_api, error_destroy) && OPCERT_API_HAS(api, opcert_api, error_message) &&
+         OPCERT_API_HAS(api, opcert_api, error_code) && OPCERT_API_HAS(api, opcert_api, initialize) &&
+         OPCERT_API_HAS(api, opcert_api, finalize) && OPCERT_API_HAS(api, opcert_api, backend_info) &&
+         OPCERT_API_HAS(api, opcert_api, device_count) && OPCERT_API_HAS(api, opcert_api, device_info) &&
+         OPCERT_API_HAS(api, opcert_api, memory_allocate) && OPCERT_API_HAS(api, opcert_api, memory_free) &&
+         OPCERT_API_HAS(api, opcert_api, memory_copy) && OPCERT_API_HAS(api, opcert_api, synchronize) &&
+         OPCERT_API_HAS(api, opcert_api, impl_count) && OPCERT_API_HAS(api, opcert_api, impl_info) &&
+         OPCERT_API_HAS(api, opcert_api, query_op) && OPCERT_API_HAS(api, opcert_api, run_op);
+}
+
+std::string text(const char* s) { return s != nullptr ? s : ""; }
+
+}  // namespace
+
+std::optional<std::string> abi_incompatibility(const opcert_api* api) {
+  if (api == nullptr) return "the entry point returned a null function table";
+  if (api->struct_size < OPCERT_STRUCT_SIZE(opcert_api, abi_minor))
+    return fmt::format("function table too small to carry a version (struct_size {})", api->struct_size);
+  if (api->abi_major != OPCERT_ABI_VERSION_MAJOR)
+    return fmt::format(
+        "ABI major version mismatch: backend built for ABI {}.{}, this opcert speaks ABI {}.{}; "
+        "rebuild the backend against opcert's backend_abi.h {}.x",
+        api->abi_major, api->abi_minor, OPCERT_ABI_VERSION_MAJOR, OPCERT_ABI_VERSION_MINOR, OPCERT_ABI_VERSION_MAJOR);
+  if (!has_required_entries(api))
+    return fmt::format("function table of ABI {}.{} (struct_size {}) lacks a required 1.0 entry", api->abi_major,
+                       api->abi_minor, api->struct_size);
+  return std::nullopt;
+}
+
+void BackendHandle::check(opcert_error* error, const char* what) const {
+  if (error == nullptr) return;
+  opcert_error_message_args msg{sizeof(msg), error, nullptr};
+  api_->error_message(&msg);
+  opcert_error_code_args code{sizeof(code), error, OPCERT_ERROR_UNKNOWN};
+  api_->error_code(&code);
+  std::string message = text(msg.message);
+  opcert_error_destroy_args destroy{sizeof(destroy), error};
+  api_->error_destroy(&destroy);
+  throw BackendError(static_cast<opcert_error_code>(code.code), fmt::format("{}: {}", what, message));
+}
+
+std::unique_ptr<BackendHandle> BackendHandle::open(const opcert_api* api, BackendSource source) {
+  if (auto why = abi_incompatibility(api)) throw BackendError(OPCERT_ERROR_VERSION_MISMATCH, *why);
+
+  std::unique_ptr<BackendHandle> h(new BackendHandle(api, std::move(source)));
+  opcert_initialize_args init{sizeof(init), OPCERT_ABI_VERSION_MAJOR, OPCERT_ABI_VERSION_MINOR, nullptr};
+  h->check(api->initialize(&init), "initialize failed");
+  if (init.backend == nullptr) throw BackendError(OPCERT_ERROR_INTERNAL, "initialize returned no backend state");
+  h->backend_ = init.backend;
+
+  opcert_backend_info_args info{sizeof(info), h->backend_, nullptr, nullptr, nullptr, nullptr};
+  h->check(api->backend_info(&info), "backend_info failed");
+  h->name_ = text(info.name);
+  h->version_ = text(info.version);
+  h->vendor_ = text(info.vendor);
+  h->description_ = text(info.description);
+  if (h->name_.empty()) throw BackendError(OPCERT_ERROR_INVALID_ARGUMENT, "backend_info returned an empty name");
+
+  opcert_device_count_args count{sizeof(count), h->backend_, 0};
+  h->check(api->device_count(&count), "device_count failed");
+  for (int32_t i = 0; i < count.count; ++i) {
+    opcert_device_info_args d{};
+    d.struct_size = sizeof(d);
+    d.backend = h->backend_;
+    d.index = i;
+    h->check(api->device_info(&d), "device_info failed");
+    h->devices_.push_back({d.device, text(d.name), d.memory_bytes, d.compute_units});
+  }
+
+  opcert_impl_count_args impls{sizeof(impls), h->backend_, 0};
+  h->check(api->impl_count(&impls), "impl_count failed");
+  const std::string prefix = h->name_ + ".";
+  for (int32_t i = 0; i < impls.count; ++i) {
+    opcert_impl_info_args ii{sizeof(ii), h->backend_, i, nullptr, nullptr, nullptr};
+    h->check(api->impl_info(&ii), "impl_info failed");
+    ImplementationInfo impl{text(ii.key), text(ii.op), text(ii.description)};
+    if (impl.key.rfind(prefix, 0) != 0)
+      throw BackendError(OPCERT_ERROR_INVALID_ARGUMENT,
+                         fmt::format("implementation key '{}' must start with '{}'", impl.key, prefix));
+    h->impls_.push_back(std::move(impl));
+  }
+  return h;
+}
+
+BackendHandle::~BackendHandle() {
+  if (backend_ == nullptr) return;
+  opcert_finalize_args fin{sizeof(fin), backend_};
+  if (opcert_error* err = api_->finalize(&fin)) {
+    opcert_error_destroy_args destroy{sizeof(destroy), err};
+    api_->error_destroy(&destroy);  // nothing useful to do with a failed finalize at teardown
+  }
+}
+
+bool BackendHandle::has_events() const {
+  return OPCERT_API_HAS(api_, opcert_api, event_create) && OPCERT_API_HAS(api_, opcert_api, event_destroy) &&
+         OPCERT_API_HAS(api_, opcert_api, event_record) && OPCERT_API_HAS(api_, opcert_api, event_elapsed);
+}
+
+bool BackendHandle::has_collectives() const {
+  return OPCERT_API_HAS(api_, opcert_api, comm_unique_id) && OPCERT_API_HAS(api_, opcert_api, comm_init) &&
+         OPCERT_API_HAS(api_, opcert_api, comm_destroy) && OPCERT_API_HAS(api_, opcert_api, comm_abort);
+}
+
+void* BackendHandle::allocate(opcert_device device, uint64_t bytes, uint64_t alignment) {
+  opcert_memory_allocate_args a{sizeof(a), backend_, device, bytes, alignment, nullptr};
+  check(api_->memory_allocate(&a), "memory_allocate failed");
+  return a.data;
+}
+
+void BackendHandle::free(opcert_device device, void* data) {
+  opcert_memory_free_args a{sizeof(a), backend_, device, data};
+  check(api_->memory_free(&a), "memory_free failed");
+}
+
+void BackendHandle::copy(opcert_device device, opcert_copy_kind kind, void* dst, const void* src, uint64_t bytes) {
+  opcert_memory_copy_args a{sizeof(a), backend_, device, kind, dst, src, bytes};
+  check(api_->memory_copy(&a), "memory_copy failed");
+}
+
+void BackendHandle::synchronize(opcert_device device) {
+  opcert_synchronize_args a{sizeof(a), backend_, device};
+  check(api_->synchronize(&a), "synchronize failed");
+}
+
+SupportAnswer BackendHandle::query(const opcert_op_call& call) {
+  opcert_query_op_args a{sizeof(a), backend_, &call, 0, nullptr};
+  check(api_->query_op(&a), "query_op failed");
+  return {a.supported != 0, a.supported != 0 ? std::string() : text(a.reason)};
+}
+
+void BackendHandle::run(const opcert_op_call& call, opcert_comm* comm) {
+  opcert_run_op_args a{sizeof(a), backend_, &call, comm};
+  check(api_->run_op(&a), "run_op failed");
+}
+
+}  // namespace opcert

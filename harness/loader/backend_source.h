@@ -1,0 +1,21 @@
+// Where a loaded backend came from: linked into opcert, or a plugin library (with provenance).
+#pragma once
+
+#include <string>
+
+namespace opcert {
+
+struct BackendSource {
+  enum class Kind { kBuiltin, kPlugin };
+  Kind kind = Kind::kBuiltin;
+  std::string library_path;   // canonical path of the plugin library; empty for built-ins
+  std::string manifest_path;  // the manifest that named it; empty for built-ins and --plugin LIB
+  std::string sha256;         // hex digest of the library file; empty for built-ins
+  std::string declared_name;  // the backend name its manifest declares; must match what it reports
+  std::string builtin_label;  // the registration label of a built-in ("cpu"); empty for plugins
+
+  /// "built-in <label>", the manifest path, or the library path: how a person finds it again.
+  std::string describe() const;
+};
+
+}  // namespace opcert

@@ -1,0 +1,136 @@
+// The CLI contract of docs/CLI.md: verbs, --help, exit codes 0/2/3, one clear line per bad input.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+#include "cli/run_opcert.h"
+
+namespace opcert::test {
+namespace {
+
+using nlohmann::json;
+
+TEST(Cli, VersionNamesTheAbi) {
+  const auto r = run_opcert("version");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("backend ABI 1.0"), std::string::npos) << r.out;
+}
+
+TEST(Cli, EveryVerbHasHelp) {
+  for (const char* verb : {"list", "run", "version"}) {
+    const auto r = run_opcert(std::string(verb) + " --help");
+    EXPECT_EQ(r.exit_code, 0) << verb << ": " << r.err;
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << verb << ": " << r.out;
+  }
+}
+
+TEST(Cli, ListShowsTheCpuBackendOpsAndPlatforms) {
+  const auto r = run_opcert("list");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("cpu "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("built-in"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("attention"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cuda-h100"), std::string::npos) << r.out;
+}
+
+TEST(Cli, ListJsonIsMachineReadable) {
+  const auto r = run_opcert("list --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(r.out);
+  ASSERT_FALSE(doc["backends"].empty());
+  const json& cpu = doc["backends"][0];
+  EXPECT_EQ(cpu["name"], "cpu");
+  EXPECT_EQ(cpu["source"]["kind"], "built-in");
+  EXPECT_EQ(cpu["abi_version"], "1.0");
+  EXPECT_EQ(doc["ops"].size(), 14u);
+  bool has_h200 = false;
+  for (const auto& p : doc["platforms"]) has_h200 = has_h200 || p["name"] == "cuda-h200";
+  EXPECT_TRUE(has_h200);
+  EXPECT_TRUE(doc["unavailable"].empty()) << doc["unavailable"].dump();
+}
+
+TEST(Cli, UnknownVerbOrFlagIsBadUsage) {
+  EXPECT_EQ(run_opcert("frobnicate").exit_code, 2);
+  const auto r = run_opcert("list --no-such-flag");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--no-such-flag"), std::string::npos) << r.err;
+}
+
+TEST(Cli, NoVerbIsBadUsage) { EXPECT_EQ(run_opcert("").exit_code, 2); }
+
+TEST(Cli, SelectionMatchingNothingExitsThree) {
+  const auto run = run_opcert("run --backend no_such_backend");
+  EXPECT_EQ(run.exit_code, 3);
+  EXPECT_NE(run.err.find("no_such_backend"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("cpu"), std::string::npos) << "should name what is usable: " << run.err;
+  EXPECT_EQ(run_opcert("list --backend no_such_backend").exit_code, 3);
+}
+
+TEST(Cli, BackendSelectionFromEnvironment) {
+  const auto r = run_opcert("run", "OPCERT_BACKENDS=no_such_backend");
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+}
+
+TEST(Cli, RunListsTheBackendsItFound) {
+  const auto r = run_opcert("run");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("cpu"), std::string::npos) << r.out;
+}
+
+TEST(Cli, MissingPlatformConfigIsOneClearLine) {
+  const auto r = run_opcert("list --platform-config /nonexistent/platform.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("/nonexistent/platform.json"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST(Cli, MalformedPlatformConfigGivesLineAndColumn) {
+  TempDir dir;
+  const std::string file = dir.write("bad.json", "{\n  \"name\": \"x\",\n  oops\n}\n");
+  const auto r = run_opcert("list --platform-config " + file);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(file + ":3:"), std::string::npos) << r.err;
+}
+
+TEST(Cli, PlatformConfigFromEnvironmentIsValidated) {
+  TempDir dir;
+  const std::string file = dir.write("unknown.json", R"({"name": "x", "backend": "cpu", "bogus_field": 1})");
+  const auto r = run_opcert("list", "OPCERT_PLATFORM_JSON=" + file);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bogus_field"), std::string::npos) << r.err;
+}
+
+TEST(Cli, UnknownPlatformIsBadInput) {
+  const auto r = run_opcert("list --platform no-such-platform");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no-such-platform"), std::string::npos) << r.err;
+}
+
+TEST(Cli, BrokenPluginIsListedAndTheOthersGoOn) {
+  TempDir dir;
+  dir.write("broken.json", "{ \"file_format_version\": \"1.0.0\", ");
+  dir.write("absent.json",
+            R"({"file_format_version": "1.0.0", "backend": {"name": "ghost", "library_path": "libghost.so", "abi_version": "1.0"}})");
+  const auto r = run_opcert("list --json --plugin-dir " + dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(r.out);
+  EXPECT_EQ(doc["backends"][0]["name"], "cpu");
+  ASSERT_EQ(doc["unavailable"].size(), 2u) << doc.dump();
+  const std::string all = doc["unavailable"].dump();
+  EXPECT_NE(all.find("broken.json:1:"), std::string::npos) << all;
+  EXPECT_NE(all.find("library not found"), std::string::npos) << all;
+}
+
+TEST(Cli, PluginPathFromEnvironment) {
+  TempDir dir;
+  dir.write("absent.json",
+            R"({"file_format_version": "1.0.0", "backend": {"name": "ghost", "library_path": "libghost.so", "abi_version": "1.0"}})");
+  const auto r = run_opcert("list", "OPCERT_PLUGIN_PATH=" + dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("absent.json"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace opcert::test

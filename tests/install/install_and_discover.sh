@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# Installs an opcert build tree into a fresh prefix, builds examples/plugin against that prefix
+# (find_package(opcert) only, as a vendor would), installs the plugin into the same prefix, and
+# checks that the installed `opcert list` discovers it through OPCERT_PLUGIN_PATH.
+#
+#   install_and_discover.sh --build-dir DIR --source-dir DIR [--cmake CMAKE] [--generator GEN]
+#                           [--cxx COMPILER] [--python PYTHON] [--config CONFIG]
+#
+# Each step says what it does; a failing step names itself, says what went wrong, shows the end of
+# its log and keeps the work directory. OPCERT_KEEP_TMP=1 keeps it on success too.
+set -euo pipefail
+
+build_dir="" source_dir="" cmake="cmake" generator="" cxx="" python="python3" config=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --build-dir) build_dir="$2" ;;
+    --source-dir) source_dir="$2" ;;
+    --cmake) cmake="$2" ;;
+    --generator) generator="$2" ;;
+    --cxx) cxx="$2" ;;
+    --python) python="$2" ;;
+    --config) config="$2" ;;
+    *) echo "install_and_discover: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+  shift 2
+done
+[[ -n "$build_dir" && -n "$source_dir" ]] || { echo "install_and_discover: --build-dir and --source-dir are required" >&2; exit 2; }
+
+# Checked before any work directory exists; reported as step 1 below.
+prerequisite_problem=""
+if ! command -v "$python" >/dev/null; then
+  prerequisite_problem="python3 ('$python') is needed to check \`opcert list --json\`"
+elif [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
+  prerequisite_problem="$build_dir is not a configured CMake build tree"
+elif [[ ! -f "$source_dir/examples/plugin/CMakeLists.txt" ]]; then
+  prerequisite_problem="$source_dir/examples/plugin/CMakeLists.txt is missing"
+fi
+
+# Only what this script sets may steer opcert.
+unset OPCERT_BACKENDS OPCERT_PLATFORM OPCERT_PLATFORM_JSON OPCERT_PLUGIN_PATH
+
+# The loader refuses libraries in world-writable directories: keep every directory we create 0755,
+# under a work directory that only we can write to (mktemp -d makes it 0700).
+umask 022
+work="$(mktemp -d "${TMPDIR:-/tmp}/opcert-install-test.XXXXXX")"
+work="$(cd "$work" && pwd -P)"  # the loader reports canonical paths
+prefix="$work/prefix"
+example_build="$work/example-build"
+plugins="$prefix/share/opcert/plugins"
+current_step="setup"
+current_log=""
+
+cleanup() {
+  local rc=$?
+  if [[ $rc -ne 0 && "$current_step" == 1/* ]]; then
+    rm -rf "$work"  # nothing in it yet
+  elif [[ $rc -ne 0 ]]; then
+    echo "install_and_discover: work directory kept for inspection: $work" >&2
+  elif [[ "${OPCERT_KEEP_TMP:-0}" == 1 ]]; then
+    echo "install_and_discover: work directory kept: $work"
+  else
+    rm -rf "$work"
+  fi
+}
+trap cleanup EXIT
+
+step() {
+  current_step="$1"
+  current_log="$work/step-${1%%/*}.log"
+  echo "==> $1"
+}
+
+fail() {
+  {
+    echo
+    echo "install_and_discover: FAILED at step [$current_step]"
+    echo "install_and_discover: $*"
+    if [[ -n "$current_log" && -s "$current_log" ]]; then
+      echo "---- last 60 lines of $current_log ----"
+      tail -n 60 "$current_log"
+      echo "----"
+    fi
+  } >&2
+  exit 1
+}
+
+# Runs a command with its output in the step's log; fails the step with the command line if it fails.
+run() {
+  echo "    \$ $*"
+  echo "\$ $*" >>"$current_log"
+  "$@" >>"$current_log" 2>&1 || fail "command exited with status $?: $*"
+}
+
+config_args=()
+[[ -n "$config" ]] && config_args=(--config "$config")
+generator_args=()
+[[ -n "$generator" ]] && generator_args=(-G "$generator")
+compiler_args=()
+[[ -n "$cxx" ]] && compiler_args=("-DCMAKE_CXX_COMPILER=$cxx")
+
+# ------------------------------------------------------------------------------------------------
+step "1/8 check prerequisites"
+[[ -n "$prerequisite_problem" ]] && fail "$prerequisite_problem"
+
+step "2/8 install the opcert build tree into $prefix"
+run "$cmake" --install "$build_dir" --prefix "$prefix" "${config_args[@]}"
+[[ -x "$prefix/bin/opcert" ]] ||
+  fail "$prefix/bin/opcert was not installed: build the 'opcert' target before running this test (cmake --build $build_dir)"
+config_file="$(find "$prefix" -path '*/cmake/opcert/opcertConfig.cmake' -print -quit)"
+[[ -n "$config_file" ]] || fail "no opcertConfig.cmake under $prefix: the package files were not installed"
+for header in opcert/backend_abi.h opcert/sdk/backend.h opcert/sdk/api_table.h opcert/sdk/error.h opcert/sdk/op_call.h; do
+  [[ -f "$prefix/include/$header" ]] || fail "header $header was not installed under $prefix/include"
+done
+echo "    installed: bin/opcert, include/opcert, ${config_file#"$prefix/"}"
+
+step "3/8 configure examples/plugin against the install prefix"
+run "$cmake" -S "$source_dir/examples/plugin" -B "$example_build" "${generator_args[@]}" "${compiler_args[@]}" \
+  "-DCMAKE_PREFIX_PATH=$prefix" "-DCMAKE_INSTALL_PREFIX=$prefix" -DCMAKE_BUILD_TYPE=Release
+found_dir="$(sed -n 's/^opcert_DIR:PATH=//p' "$example_build/CMakeCache.txt")"
+[[ "$(cd "$found_dir" 2>/dev/null && pwd -P)" == "$(dirname "$config_file")" ]] ||
+  fail "find_package(opcert) found '$found_dir', not the package installed in $prefix"
+
+step "4/8 build examples/plugin"
+run "$cmake" --build "$example_build"
+
+step "5/8 install examples/plugin into the same prefix"
+run "$cmake" --install "$example_build"
+manifest="$plugins/example_npu.json"
+[[ -f "$manifest" ]] || fail "the example did not install its manifest to $manifest"
+echo "    manifest: $(tr -d '\n ' <"$manifest")"
+
+step "6/8 run the example's own tests (opcert::opcert from the package, the build tree as plugin dir)"
+run "$cmake" -E chdir "$example_build" ctest --output-on-failure "${config_args[@]}"
+grep -q "example_npu.loads" "$current_log" || fail "the example's ctest ran no test: opcert::opcert was not defined by the package"
+
+step "7/8 opcert list finds the plugin through OPCERT_PLUGIN_PATH"
+list_out="$work/list.txt"
+current_log="$list_out"
+status=0
+OPCERT_PLUGIN_PATH="$plugins" "$prefix/bin/opcert" list >"$list_out" 2>&1 || status=$?
+[[ $status -eq 0 ]] || fail "opcert list exited with status $status"
+grep -qF "example_npu" "$list_out" || fail "opcert list does not mention the backend 'example_npu'"
+grep -qF "example_npu.softmax.reference" "$list_out" ||
+  fail "opcert list does not show the implementation 'example_npu.softmax.reference'"
+grep -F "example_npu" "$list_out" | sed 's/^/    | /'
+
+step "8/8 opcert list --json shows the plugin with its provenance"
+json_out="$work/list.json"
+current_log="$json_out"
+status=0
+OPCERT_PLUGIN_PATH="$plugins" "$prefix/bin/opcert" list --json >"$json_out" 2>"$work/list.json.stderr" || status=$?
+[[ $status -eq 0 ]] || fail "opcert list --json exited with status $status: $(cat "$work/list.json.stderr")"
+"$python" - "$json_out" "$manifest" >>"$work/check-json.log" 2>&1 <<'PY' || { current_log="$work/check-json.log"; fail "opcert list --json is not what was expected (see below)"; }
+import hashlib, json, os, sys
+
+doc_path, manifest = sys.argv[1], os.path.realpath(sys.argv[2])
+try:
+    with open(doc_path) as f:
+        doc = json.load(f)
+except ValueError as e:
+    sys.exit(f"output is not valid JSON: {e}")
+
+def expect(cond, what):
+    if not cond:
+        sys.exit(what)
+
+backends = {b.get("name"): b for b in doc.get("backends", [])}
+bad = [u for u in doc.get("unavailable", []) if "example_npu" in json.dumps(u)]
+expect(not bad, f"example_npu is listed as unavailable: {bad}")
+expect("example_npu" in backends, f"no backend named example_npu; backends: {sorted(backends)}")
+b = backends["example_npu"]
+keys = [i.get("key") for i in b.get("implementations", [])]
+expect("example_npu.softmax.reference" in keys, f"implementation key missing; keys: {keys}")
+
+src = b.get("source", {})
+expect(src.get("kind") == "plugin", f"source.kind is {src.get('kind')!r}, not 'plugin'")
+with open(manifest) as f:
+    declared = json.load(f)["backend"]["library_path"]
+library = os.path.realpath(os.path.join(os.path.dirname(manifest), declared))
+expect(os.path.realpath(src.get("manifest_path", "")) == manifest,
+       f"source.manifest_path is {src.get('manifest_path')!r}, expected {manifest}")
+expect(src.get("library_path") == library, f"source.library_path is {src.get('library_path')!r}, expected {library}")
+with open(library, "rb") as f:
+    digest = hashlib.sha256(f.read()).hexdigest()
+expect(src.get("sha256") == digest, f"source.sha256 is {src.get('sha256')!r}, the library's sha256 is {digest}")
+print(f"example_npu {b.get('version')} ({b.get('vendor')}), ABI {b.get('abi_version')}, "
+      f"library {library}, sha256 {digest}")
+PY
+sed 's/^/    /' "$work/check-json.log"
+
+echo "install_and_discover: OK"

@@ -1,0 +1,247 @@
+#include "loader/plugin_discovery.h"
+
+#include <dlfcn.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+
+#include "loader/file_digest.h"
+#include "loader/temp_dir.h"
+
+namespace opcert {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::MatchesRegex;
+using ::testing::StartsWith;
+
+std::string manifest(const std::string& name, const std::string& library, const std::string& abi = "1.0") {
+  return "{\"file_format_version\": \"1.0.0\", \"backend\": {\"name\": \"" + name + "\", \"library_path\": \"" +
+         library + "\", \"abi_version\": \"" + abi + "\"}}";
+}
+
+// A plugin directory holding the good plugin's manifest (good.json) next to whatever a test adds.
+class PluginDiscovery : public ::testing::Test {
+ protected:
+  void SetUp() override { good_manifest_ = dir_.write("good.json", manifest("test_good", TEST_GOOD_PLUGIN)); }
+
+  // Scans the directory with the given options.
+  void discover(DiscoveryOptions options = {}) {
+    options.plugin_dirs.insert(options.plugin_dirs.begin(), dir_.path().string());
+    discover_plugins(registry_, options);
+  }
+
+  // Scans the directory, expecting the good plugin to load and `manifest` (in the directory) to be
+  // the one unavailable entry; returns that entry's reason.
+  std::string only_failure(const std::string& manifest) {
+    discover();
+    EXPECT_NE(registry_.find("test_good"), nullptr) << "the good plugin must still load";
+    EXPECT_EQ(registry_.backends().size(), 1u);
+    if (registry_.unavailable().size() != 1) {
+      ADD_FAILURE() << registry_.unavailable().size() << " unavailable entries, expected 1";
+      return {};
+    }
+    EXPECT_EQ(registry_.unavailable()[0].source, dir_ / manifest);
+    return registry_.unavailable()[0].reason;
+  }
+
+  opcert::testing::TempDir dir_;
+  std::string good_manifest_;
+  Registry registry_;
+};
+
+TEST_F(PluginDiscovery, GoodPluginLoadsWithProvenance) {
+  discover();
+  ASSERT_THAT(registry_.unavailable(), IsEmpty());
+  ASSERT_EQ(registry_.backends().size(), 1u);
+  const BackendHandle& b = *registry_.backends()[0];
+  EXPECT_EQ(b.name(), "test_good");
+  EXPECT_EQ(b.version(), "1.2.3");
+  const BackendSource& s = b.source();
+  EXPECT_EQ(s.kind, BackendSource::Kind::kPlugin);
+  EXPECT_EQ(s.library_path, fs::canonical(TEST_GOOD_PLUGIN).string());
+  EXPECT_EQ(s.manifest_path, good_manifest_);
+  EXPECT_EQ(s.declared_name, "test_good");
+  EXPECT_THAT(s.sha256, MatchesRegex("[0-9a-f]{64}"));
+  EXPECT_EQ(s.sha256, sha256_file_hex(TEST_GOOD_PLUGIN));
+  EXPECT_EQ(s.describe(), good_manifest_);
+}
+
+TEST_F(PluginDiscovery, MalformedManifestNamesLineAndColumn) {
+  dir_.write("bad.json", "{\n  \"file_format_version\": \"1.0.0\",\n  oops\n}\n");
+  EXPECT_THAT(only_failure("bad.json"), StartsWith(dir_ / "bad.json" + ":3:3: invalid JSON"));
+}
+
+TEST_F(PluginDiscovery, MissingLibrary) {
+  dir_.write("missing.json", manifest("ghost", "libghost.so"));
+  EXPECT_EQ(only_failure("missing.json"), "library not found: " + dir_ / "libghost.so" + " (No such file or directory)");
+}
+
+TEST_F(PluginDiscovery, NotASharedObjectGivesDlopenText) {
+  const std::string fake = dir_.write("libfake.so", "this is not an ELF file\n");
+  dir_.write("fake.json", manifest("fake", "libfake.so"));
+  ASSERT_EQ(dlopen(fake.c_str(), RTLD_NOW | RTLD_LOCAL), nullptr);
+  const std::string dlopen_text = dlerror();
+  EXPECT_EQ(only_failure("fake.json"), "cannot load " + fake + ": " + dlopen_text);
+}
+
+TEST_F(PluginDiscovery, MissingEntrySymbol) {
+  dir_.write("nosym.json", manifest("nosym", TEST_MISSING_SYMBOL_PLUGIN));
+  EXPECT_THAT(only_failure("nosym.json"),
+              AllOf(StartsWith(fs::canonical(TEST_MISSING_SYMBOL_PLUGIN).string()),
+                    HasSubstr("does not export the entry symbol 'opcert_backend_get_api'")));
+}
+
+TEST_F(PluginDiscovery, AbiMajorDeclaredInManifestIsCheckedBeforeLoading) {
+  dir_.write("future.json", manifest("test_good", TEST_GOOD_PLUGIN, "2.1"));
+  EXPECT_EQ(only_failure("future.json"),
+            "ABI major version mismatch: the manifest declares ABI 2.1, this opcert speaks ABI 1.0");
+}
+
+TEST_F(PluginDiscovery, AbiMajorFromTheTableNamesBothVersions) {
+  dir_.write("wrong_major.json", manifest("test_wrong_major", TEST_WRONG_MAJOR_PLUGIN));
+  EXPECT_THAT(only_failure("wrong_major.json"),
+              AllOf(HasSubstr("ABI major version mismatch"), HasSubstr("backend built for ABI 2.0"),
+                    HasSubstr("this opcert speaks ABI 1.0")));
+}
+
+TEST_F(PluginDiscovery, InitializeErrorText) {
+  dir_.write("init.json", manifest("test_init_fails", TEST_INIT_FAILS_PLUGIN));
+  EXPECT_EQ(only_failure("init.json"), "initialize failed: device not present");
+}
+
+TEST_F(PluginDiscovery, DuplicateNameNamesBothSources) {
+  dir_.write("twin.json", manifest("test_good", TEST_GOOD_TWIN_PLUGIN));  // sorts after good.json
+  EXPECT_EQ(only_failure("twin.json"), "duplicate backend name 'test_good': already provided by " + good_manifest_ +
+                                           "; this one comes from " + dir_ / "twin.json");
+  ASSERT_NE(registry_.find("test_good"), nullptr);
+  EXPECT_EQ(registry_.find("test_good")->version(), "1.2.3");
+}
+
+TEST_F(PluginDiscovery, ManifestNameMustMatchTheLibrary) {
+  dir_.write("renamed.json", manifest("npu", TEST_GOOD_TWIN_PLUGIN));
+  EXPECT_EQ(only_failure("renamed.json"), "the manifest declares backend 'npu' but the library reports 'test_good'");
+}
+
+TEST_F(PluginDiscovery, ImplementationKeyMustCarryTheBackendPrefix) {
+  dir_.write("bad_key.json", manifest("test_bad_key", TEST_BAD_KEY_PLUGIN));
+  EXPECT_EQ(only_failure("bad_key.json"),
+            "implementation key 'test_good.softmax.borrowed' must start with 'test_bad_key.'");
+}
+
+TEST_F(PluginDiscovery, LibraryRefusedThroughOneManifestStillLoadsThroughAnother) {
+  // "a.json" sorts first and misnames the library; the good manifest must still load it.
+  dir_.write("a.json", manifest("npu", TEST_GOOD_PLUGIN));
+  EXPECT_THAT(only_failure("a.json"), HasSubstr("declares backend 'npu'"));
+}
+
+class PluginDiscoveryWorldWritable : public PluginDiscovery {
+ protected:
+  void SetUp() override {
+    PluginDiscovery::SetUp();
+    const fs::path shared = dir_.path() / "shared";
+    fs::create_directory(shared);
+    ASSERT_EQ(::chmod(shared.c_str(), 0777), 0);
+    library_ = (shared / "libtwin.so").string();
+    fs::copy_file(TEST_GOOD_TWIN_PLUGIN, library_);
+  }
+  std::string library_;
+};
+
+TEST_F(PluginDiscoveryWorldWritable, DirectoryIsRefused) {
+  dir_.write("shared.json", manifest("test_good", "shared/libtwin.so"));
+  EXPECT_EQ(only_failure("shared.json"), "refused: " + library_ + " lies in " + dir_ / "shared" +
+                                             ", a directory every user can write to; move it, or pass "
+                                             "--allow-insecure-plugins if you trust it");
+}
+
+TEST_F(PluginDiscoveryWorldWritable, AcceptedWhenAllowed) {
+  fs::remove(good_manifest_);
+  dir_.write("shared.json", manifest("test_good", "shared/libtwin.so"));
+  discover({.allow_insecure_plugins = true});
+  EXPECT_THAT(registry_.unavailable(), IsEmpty());
+  ASSERT_NE(registry_.find("test_good"), nullptr);
+  EXPECT_EQ(registry_.find("test_good")->version(), "9.9.9");
+  EXPECT_EQ(registry_.find("test_good")->source().library_path, library_);
+}
+
+TEST_F(PluginDiscovery, WorldWritableFileIsRefused) {
+  const std::string library = dir_ / "libtwin.so";
+  fs::copy_file(TEST_GOOD_TWIN_PLUGIN, library);
+  ASSERT_EQ(::chmod(library.c_str(), 0666), 0);
+  dir_.write("open.json", manifest("test_good", "libtwin.so"));
+  EXPECT_THAT(only_failure("open.json"), StartsWith("refused: " + library + " is writable by every user"));
+}
+
+TEST_F(PluginDiscovery, SameLibraryThroughManifestsSymlinkAndPluginLoadsOnce) {
+  const std::string link = dir_ / "link.so";
+  fs::create_symlink(TEST_GOOD_PLUGIN, link);
+  dir_.write("again.json", manifest("test_good", TEST_GOOD_PLUGIN));
+  dir_.write("via_link.json", manifest("test_good", "link.so"));
+  discover({.plugin_libraries = {TEST_GOOD_PLUGIN, link}});
+  EXPECT_THAT(registry_.unavailable(), IsEmpty());
+  ASSERT_EQ(registry_.backends().size(), 1u);
+  EXPECT_EQ(registry_.backends()[0]->source().manifest_path, dir_ / "again.json");  // first in name order
+}
+
+TEST_F(PluginDiscovery, PluginLibraryWithoutManifest) {
+  fs::remove(good_manifest_);
+  discover({.plugin_libraries = {TEST_GOOD_PLUGIN}});
+  ASSERT_EQ(registry_.backends().size(), 1u);
+  const BackendSource& s = registry_.backends()[0]->source();
+  EXPECT_EQ(s.manifest_path, "");
+  EXPECT_EQ(s.declared_name, "");
+  EXPECT_EQ(s.describe(), fs::canonical(TEST_GOOD_PLUGIN).string());
+}
+
+TEST_F(PluginDiscovery, NonexistentDirectoryIsReportedAndOthersGoOn) {
+  const std::string absent = dir_ / "absent";
+  discover({.plugin_dirs = {absent}});
+  ASSERT_EQ(registry_.unavailable().size(), 1u);
+  EXPECT_EQ(registry_.unavailable()[0].source, absent);
+  EXPECT_EQ(registry_.unavailable()[0].reason, "plugin directory does not exist or is not a directory");
+  EXPECT_NE(registry_.find("test_good"), nullptr);
+}
+
+TEST(PluginSearchPath, SplitsOnColonsAndDropsEmptyEntries) {
+  EXPECT_THAT(split_search_path("/a:/b/c"), ElementsAre("/a", "/b/c"));
+  EXPECT_THAT(split_search_path(":/a::/b:"), ElementsAre("/a", "/b"));
+  EXPECT_THAT(split_search_path(""), IsEmpty());
+  EXPECT_THAT(split_search_path(":::"), IsEmpty());
+}
+
+// Sets OPCERT_PLUGIN_PATH (or unsets it for nullopt) for one scope, restoring the old value.
+class ScopedPluginPath {
+ public:
+  explicit ScopedPluginPath(const std::optional<std::string>& value) {
+    if (const char* old = std::getenv("OPCERT_PLUGIN_PATH")) old_ = old;
+    value ? ::setenv("OPCERT_PLUGIN_PATH", value->c_str(), 1) : ::unsetenv("OPCERT_PLUGIN_PATH");
+  }
+  ~ScopedPluginPath() { old_ ? ::setenv("OPCERT_PLUGIN_PATH", old_->c_str(), 1) : ::unsetenv("OPCERT_PLUGIN_PATH"); }
+
+ private:
+  std::optional<std::string> old_;
+};
+
+TEST(PluginSearchPath, EnvironmentDirectoriesComeBeforeExtraOnes) {
+  {
+    ScopedPluginPath env("/env/a::/env/b");
+    EXPECT_THAT(plugin_dirs_from_environment({"/cli"}), ElementsAre("/env/a", "/env/b", "/cli"));
+  }
+  {
+    ScopedPluginPath env(std::nullopt);
+    EXPECT_THAT(plugin_dirs_from_environment({"/cli"}), ElementsAre("/cli"));
+    EXPECT_THAT(plugin_dirs_from_environment({}), IsEmpty());
+  }
+}
+
+}  // namespace
+}  // namespace opcert
