@@ -1,16 +1,25 @@
-// The portable CPU fallback backend: host memory, every op of the catalogue (the ops arrive with
-// the conformance work; the backend registers now so the ABI path is exercised on every run).
+// The portable CPU fallback backend: host memory, every op of the catalogue (docs/OPS.md),
+// OpenMP threads, AVX-512 kernels where the CPU has them.
 #include <opcert/sdk/backend.h>
 
 #include <thread>
+
+#include "ops/cpu_ops.h"
 
 namespace opcert::cpu {
 namespace {
 
 class CpuBackend : public sdk::Backend {
  public:
+  CpuBackend() {
+    for (auto family : {gemm_implementations, gemm_fp8_implementations, gemm_int8_implementations,
+                        quantize_implementations, attention_implementations, norm_implementations,
+                        rope_implementations, softmax_implementations})
+      for (auto& impl : family()) add(std::move(impl));
+  }
+
   sdk::BackendInfo info() const override {
-    return {"cpu", "0.1.0", "opcert", "portable CPU fallback backend"};
+    return {"cpu", "0.2.0", "opcert", "portable CPU fallback backend"};
   }
 
   std::vector<sdk::DeviceInfo> devices() const override {

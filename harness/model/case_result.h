@@ -1,0 +1,60 @@
+// Everything measured for one case on one implementation: the record written to results.jsonl
+// and gathered into every report.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/status.h"
+
+namespace opcert {
+
+/// The element with the largest error relative to its bound.
+struct WorstElement {
+  int64_t index = -1;      // flat row-major index into the output
+  double got = 0.0;
+  double expected = 0.0;
+  double bound = 0.0;      // the allowed |got - expected| at that element
+};
+
+/// Comparison of one output tensor with the reference (docs/TOLERANCES.md defines each field).
+struct TensorMetrics {
+  std::string name;
+  int64_t checked = 0;            // elements compared (all, or the sample)
+  int64_t total = 0;              // elements in the tensor
+  int64_t mismatches = 0;         // elements out of bound, NaN/Inf mismatches included
+  int64_t nan_inf_mismatches = 0;
+  double max_abs = 0.0;
+  double max_rel = 0.0;
+  double mean_abs = 0.0;
+  double rmse = 0.0;
+  double cosine = 1.0;
+  int64_t max_ulp = 0;            // in the output dtype; 0 for integer outputs' exact match
+  double error_ratio = 0.0;       // max |got - expected| / bound: < 1 passes
+  double zero_fraction = 0.0;     // fraction of exact zeros in the output (MISTRUSTED check)
+  WorstElement worst;
+};
+
+struct CaseResult {
+  std::string backend;
+  std::string impl_key;
+  std::string suite;
+  std::string case_id;
+  std::string op;
+  std::string dtype;        // the case's main dtype, for the summary table
+  Status status = Status::kError;
+  std::string message;      // why: the skip reason, the error, the first failing check
+  std::vector<TensorMetrics> metrics;
+  bool sampled = false;     // the reference was computed on a sample of the outputs
+  bool out_of_bounds_write = false;
+  double duration_ms = 0.0; // wall time of the case in the worker, reference included
+  std::string repro;        // one command line that reruns exactly this case
+  /// The alignment figure: this implementation's RMSE on the primary output over torch's on the
+  /// same inputs; absent when the torch peer did not run the case or both errors are zero.
+  std::optional<double> torch_rmse;
+  std::optional<double> alignment_ratio;
+};
+
+}  // namespace opcert

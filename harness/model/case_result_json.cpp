@@ -1,0 +1,126 @@
+#include "model/case_result_json.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace opcert {
+namespace {
+
+using nlohmann::json;
+
+// JSON has no NaN or infinity; they travel as the strings "nan", "inf" and "-inf".
+json number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+double number_from(const json& j, const char* field) {
+  if (j.is_number()) return j.get<double>();
+  if (j.is_string()) {
+    const auto s = j.get<std::string>();
+    if (s == "nan") return std::nan("");
+    if (s == "inf") return INFINITY;
+    if (s == "-inf") return -INFINITY;
+  }
+  throw std::runtime_error(std::string("result field '") + field + "' is not a number");
+}
+
+const json& field(const json& j, const char* name) {
+  auto it = j.find(name);
+  if (it == j.end()) throw std::runtime_error(std::string("result has no field '") + name + "'");
+  return *it;
+}
+
+json metrics_json(const TensorMetrics& m) {
+  return {{"name", m.name},
+          {"checked", m.checked},
+          {"total", m.total},
+          {"mismatches", m.mismatches},
+          {"nan_inf_mismatches", m.nan_inf_mismatches},
+          {"max_abs", number(m.max_abs)},
+          {"max_rel", number(m.max_rel)},
+          {"mean_abs", number(m.mean_abs)},
+          {"rmse", number(m.rmse)},
+          {"cosine", number(m.cosine)},
+          {"max_ulp", m.max_ulp},
+          {"error_ratio", number(m.error_ratio)},
+          {"zero_fraction", number(m.zero_fraction)},
+          {"worst",
+           {{"index", m.worst.index},
+            {"got", number(m.worst.got)},
+            {"expected", number(m.worst.expected)},
+            {"bound", number(m.worst.bound)}}}};
+}
+
+TensorMetrics metrics_from(const json& j) {
+  TensorMetrics m;
+  m.name = field(j, "name").get<std::string>();
+  m.checked = field(j, "checked").get<int64_t>();
+  m.total = field(j, "total").get<int64_t>();
+  m.mismatches = field(j, "mismatches").get<int64_t>();
+  m.nan_inf_mismatches = field(j, "nan_inf_mismatches").get<int64_t>();
+  m.max_abs = number_from(field(j, "max_abs"), "max_abs");
+  m.max_rel = number_from(field(j, "max_rel"), "max_rel");
+  m.mean_abs = number_from(field(j, "mean_abs"), "mean_abs");
+  m.rmse = number_from(field(j, "rmse"), "rmse");
+  m.cosine = number_from(field(j, "cosine"), "cosine");
+  m.max_ulp = field(j, "max_ulp").get<int64_t>();
+  m.error_ratio = number_from(field(j, "error_ratio"), "error_ratio");
+  m.zero_fraction = number_from(field(j, "zero_fraction"), "zero_fraction");
+  const json& w = field(j, "worst");
+  m.worst.index = field(w, "index").get<int64_t>();
+  m.worst.got = number_from(field(w, "got"), "worst.got");
+  m.worst.expected = number_from(field(w, "expected"), "worst.expected");
+  m.worst.bound = number_from(field(w, "bound"), "worst.bound");
+  return m;
+}
+
+}  // namespace
+
+json to_json(const CaseResult& r) {
+  json metrics = json::array();
+  for (const auto& m : r.metrics) metrics.push_back(metrics_json(m));
+  json j = {{"backend", r.backend},
+            {"impl", r.impl_key},
+            {"suite", r.suite},
+            {"case", r.case_id},
+            {"op", r.op},
+            {"dtype", r.dtype},
+            {"status", std::string(status_name(r.status))},
+            {"message", r.message},
+            {"metrics", metrics},
+            {"sampled", r.sampled},
+            {"out_of_bounds_write", r.out_of_bounds_write},
+            {"duration_ms", r.duration_ms},
+            {"repro", r.repro}};
+  j["torch_rmse"] = r.torch_rmse ? number(*r.torch_rmse) : json(nullptr);
+  j["alignment_ratio"] = r.alignment_ratio ? number(*r.alignment_ratio) : json(nullptr);
+  return j;
+}
+
+CaseResult case_result_from_json(const json& j) {
+  if (!j.is_object()) throw std::runtime_error("a result must be a JSON object");
+  CaseResult r;
+  r.backend = field(j, "backend").get<std::string>();
+  r.impl_key = field(j, "impl").get<std::string>();
+  r.suite = field(j, "suite").get<std::string>();
+  r.case_id = field(j, "case").get<std::string>();
+  r.op = field(j, "op").get<std::string>();
+  r.dtype = field(j, "dtype").get<std::string>();
+  const auto status = parse_status(field(j, "status").get<std::string>());
+  if (!status) throw std::runtime_error("result has an unknown status");
+  r.status = *status;
+  r.message = field(j, "message").get<std::string>();
+  for (const auto& m : field(j, "metrics")) r.metrics.push_back(metrics_from(m));
+  r.sampled = field(j, "sampled").get<bool>();
+  r.out_of_bounds_write = field(j, "out_of_bounds_write").get<bool>();
+  r.duration_ms = field(j, "duration_ms").get<double>();
+  r.repro = field(j, "repro").get<std::string>();
+  if (auto it = j.find("torch_rmse"); it != j.end() && !it->is_null()) r.torch_rmse = number_from(*it, "torch_rmse");
+  if (auto it = j.find("alignment_ratio"); it != j.end() && !it->is_null())
+    r.alignment_ratio = number_from(*it, "alignment_ratio");
+  return r;
+}
+
+}  // namespace opcert

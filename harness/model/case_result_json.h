@@ -1,0 +1,15 @@
+// CaseResult <-> JSON, the one encoding used by the worker protocol, results.jsonl and reports
+// (reports/schema/ describes it).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "model/case_result.h"
+
+namespace opcert {
+
+nlohmann::json to_json(const CaseResult& result);
+/// Throws std::runtime_error naming the field when `doc` is not a well-formed result.
+CaseResult case_result_from_json(const nlohmann::json& doc);
+
+}  // namespace opcert

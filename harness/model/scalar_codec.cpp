@@ -1,0 +1,217 @@
+#include "model/scalar_codec.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+namespace opcert {
+namespace {
+
+// A small binary floating format: sign, `ebits` exponent bits, `mbits` mantissa bits.
+struct Format {
+  int ebits;
+  int mbits;
+  bool ieee_specials;  // top exponent holds inf/NaN (fp16, bf16, e5m2); e4m3fn: only S.1111.111 is NaN
+  int bias() const { return (1 << (ebits - 1)) - 1; }
+  int max_exponent() const { return ieee_specials ? (1 << ebits) - 2 - bias() : (1 << ebits) - 1 - bias(); }
+  double max_finite() const {
+    // e4m3fn gives up its top mantissa code at the top exponent to NaN.
+    const double top_mantissa = ieee_specials ? 2.0 - std::ldexp(1.0, -mbits) : 2.0 - std::ldexp(2.0, -mbits);
+    return std::ldexp(top_mantissa, max_exponent());
+  }
+};
+
+constexpr Format kFp16{5, 10, true};
+constexpr Format kBf16{8, 7, true};
+constexpr Format kE4m3{4, 3, false};
+constexpr Format kE5m2{5, 2, true};
+
+double decode(const Format& f, uint32_t bits) {
+  const uint32_t sign = bits >> (f.ebits + f.mbits) & 1u;
+  const uint32_t e = bits >> f.mbits & ((1u << f.ebits) - 1);
+  const uint32_t m = bits & ((1u << f.mbits) - 1);
+  const double s = sign ? -1.0 : 1.0;
+  const uint32_t top = (1u << f.ebits) - 1;
+  if (f.ieee_specials && e == top) return m == 0 ? s * std::numeric_limits<double>::infinity() : std::nan("");
+  if (!f.ieee_specials && e == top && m == (1u << f.mbits) - 1) return std::nan("");
+  if (e == 0) return s * std::ldexp(static_cast<double>(m), 1 - f.bias() - f.mbits);
+  return s * std::ldexp(1.0 + std::ldexp(static_cast<double>(m), -f.mbits), static_cast<int>(e) - f.bias());
+}
+
+// Round |x| to the format's grid, to nearest even; may return a value above max_finite.
+double round_magnitude(const Format& f, double x) {
+  int exp2 = 0;
+  std::frexp(x, &exp2);  // x = frac * 2^exp2, frac in [0.5, 1)
+  const int exponent = std::max(exp2 - 1, 1 - f.bias());
+  const double quantum = std::ldexp(1.0, exponent - f.mbits);
+  return std::nearbyint(x / quantum) * quantum;  // scaling by a power of two is exact
+}
+
+uint32_t encode(const Format& f, double value) {
+  const uint32_t sign_bit = 1u << (f.ebits + f.mbits);
+  const uint32_t top = (1u << f.ebits) - 1;
+  const uint32_t nan_bits = f.ieee_specials ? (top << f.mbits) | (1u << (f.mbits - 1)) : (top << f.mbits) | ((1u << f.mbits) - 1);
+  if (std::isnan(value)) return nan_bits;
+  const uint32_t sign = std::signbit(value) ? sign_bit : 0u;
+  double x = std::fabs(value);
+  if (!std::isinf(x)) x = round_magnitude(f, x);
+  if (x > f.max_finite()) {
+    if (!f.ieee_specials) x = f.max_finite();  // e4m3fn saturates
+    else return sign | (top << f.mbits);         // infinity
+  }
+  if (x == 0.0) return sign;
+  int exp2 = 0;
+  std::frexp(x, &exp2);
+  const int exponent = exp2 - 1;
+  if (exponent < 1 - f.bias()) {  // subnormal
+    return sign | static_cast<uint32_t>(std::ldexp(x, f.bias() - 1 + f.mbits));
+  }
+  const auto mantissa = static_cast<uint32_t>(std::ldexp(std::ldexp(x, -exponent) - 1.0, f.mbits));
+  return sign | static_cast<uint32_t>(exponent + f.bias()) << f.mbits | mantissa;
+}
+
+const Format* format_of(opcert_dtype dtype) {
+  switch (dtype) {
+    case OPCERT_DTYPE_F16: return &kFp16;
+    case OPCERT_DTYPE_BF16: return &kBf16;
+    case OPCERT_DTYPE_F8_E4M3FN: return &kE4m3;
+    case OPCERT_DTYPE_F8_E5M2: return &kE5m2;
+    default: return nullptr;
+  }
+}
+
+double round_integer(double value, double lo, double hi) {
+  if (std::isnan(value)) return 0.0;
+  return std::clamp(std::nearbyint(value), lo, hi);
+}
+
+// Position of a value in the ordered sequence of a sign-magnitude encoding.
+int64_t ordinal(uint64_t bits, int sign_shift) {
+  const uint64_t sign = uint64_t{1} << sign_shift;
+  const auto magnitude = static_cast<int64_t>(bits & (sign - 1));
+  return (bits & sign) ? -magnitude : magnitude;
+}
+
+}  // namespace
+
+double decode_fp16(uint16_t bits) { return decode(kFp16, bits); }
+double decode_bf16(uint16_t bits) { return decode(kBf16, bits); }
+double decode_fp8_e4m3fn(uint8_t bits) { return decode(kE4m3, bits); }
+double decode_fp8_e5m2(uint8_t bits) { return decode(kE5m2, bits); }
+
+uint16_t encode_fp16(double value) { return static_cast<uint16_t>(encode(kFp16, value)); }
+uint16_t encode_bf16(double value) { return static_cast<uint16_t>(encode(kBf16, value)); }
+uint8_t encode_fp8_e4m3fn(double value) { return static_cast<uint8_t>(encode(kE4m3, value)); }
+uint8_t encode_fp8_e5m2(double value) { return static_cast<uint8_t>(encode(kE5m2, value)); }
+
+void store_as(opcert_dtype dtype, double value, void* dst) {
+  switch (dtype) {
+    case OPCERT_DTYPE_F64: std::memcpy(dst, &value, 8); return;
+    case OPCERT_DTYPE_F32: {
+      const auto f = static_cast<float>(value);
+      std::memcpy(dst, &f, 4);
+      return;
+    }
+    case OPCERT_DTYPE_F16:
+    case OPCERT_DTYPE_BF16: {
+      const uint16_t b = static_cast<uint16_t>(encode(*format_of(dtype), value));
+      std::memcpy(dst, &b, 2);
+      return;
+    }
+    case OPCERT_DTYPE_F8_E4M3FN:
+    case OPCERT_DTYPE_F8_E5M2: {
+      const uint8_t b = static_cast<uint8_t>(encode(*format_of(dtype), value));
+      std::memcpy(dst, &b, 1);
+      return;
+    }
+    case OPCERT_DTYPE_I8: {
+      const auto i = static_cast<int8_t>(round_integer(value, -128, 127));
+      std::memcpy(dst, &i, 1);
+      return;
+    }
+    case OPCERT_DTYPE_I32: {
+      const auto i = static_cast<int32_t>(round_integer(value, -2147483648.0, 2147483647.0));
+      std::memcpy(dst, &i, 4);
+      return;
+    }
+    default: throw std::invalid_argument("store_as: invalid dtype");
+  }
+}
+
+double load_from(opcert_dtype dtype, const void* src) {
+  switch (dtype) {
+    case OPCERT_DTYPE_F64: {
+      double d;
+      std::memcpy(&d, src, 8);
+      return d;
+    }
+    case OPCERT_DTYPE_F32: {
+      float f;
+      std::memcpy(&f, src, 4);
+      return f;
+    }
+    case OPCERT_DTYPE_F16:
+    case OPCERT_DTYPE_BF16: {
+      uint16_t b;
+      std::memcpy(&b, src, 2);
+      return decode(*format_of(dtype), b);
+    }
+    case OPCERT_DTYPE_F8_E4M3FN:
+    case OPCERT_DTYPE_F8_E5M2: return decode(*format_of(dtype), *static_cast<const uint8_t*>(src));
+    case OPCERT_DTYPE_I8: return *static_cast<const int8_t*>(src);
+    case OPCERT_DTYPE_I32: {
+      int32_t i;
+      std::memcpy(&i, src, 4);
+      return i;
+    }
+    default: throw std::invalid_argument("load_from: invalid dtype");
+  }
+}
+
+double round_to(opcert_dtype dtype, double value) {
+  if (dtype == OPCERT_DTYPE_F64) return value;
+  alignas(8) unsigned char buf[8];
+  store_as(dtype, value, buf);
+  return load_from(dtype, buf);
+}
+
+int64_t ulp_distance(opcert_dtype dtype, double a, double b) {
+  switch (dtype) {
+    case OPCERT_DTYPE_F64: return std::abs(ordinal(std::bit_cast<uint64_t>(a), 63) - ordinal(std::bit_cast<uint64_t>(b), 63));
+    case OPCERT_DTYPE_F32:
+      return std::abs(ordinal(std::bit_cast<uint32_t>(static_cast<float>(a)), 31) -
+                      ordinal(std::bit_cast<uint32_t>(static_cast<float>(b)), 31));
+    case OPCERT_DTYPE_I8:
+    case OPCERT_DTYPE_I32: return static_cast<int64_t>(std::fabs(a - b));
+    default: {
+      const Format& f = *format_of(dtype);
+      const int sign_shift = f.ebits + f.mbits;
+      return std::abs(ordinal(encode(f, a), sign_shift) - ordinal(encode(f, b), sign_shift));
+    }
+  }
+}
+
+double unit_roundoff(opcert_dtype dtype) {
+  switch (dtype) {
+    case OPCERT_DTYPE_F64: return std::ldexp(1.0, -53);
+    case OPCERT_DTYPE_F32: return std::ldexp(1.0, -24);
+    case OPCERT_DTYPE_I8:
+    case OPCERT_DTYPE_I32: return 0.0;
+    default: return std::ldexp(1.0, -(format_of(dtype)->mbits + 1));
+  }
+}
+
+double max_finite(opcert_dtype dtype) {
+  switch (dtype) {
+    case OPCERT_DTYPE_F64: return std::numeric_limits<double>::max();
+    case OPCERT_DTYPE_F32: return std::numeric_limits<float>::max();
+    case OPCERT_DTYPE_I8: return 127.0;
+    case OPCERT_DTYPE_I32: return 2147483647.0;
+    default: return format_of(dtype)->max_finite();
+  }
+}
+
+}  // namespace opcert

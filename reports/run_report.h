@@ -1,0 +1,40 @@
+// Everything a finished (or interrupted) run hands to the report writers. Knows nothing of how
+// the run was driven (DESIGN.md section 1: reports -> model only).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "model/case_result.h"
+
+namespace opcert {
+
+/// A backend as it took part in the run, with provenance for a certification record.
+struct BackendRecord {
+  std::string name;
+  std::string version;
+  std::string source;         // "built-in" or "plugin"
+  std::string library_path;   // plugins only
+  std::string sha256;         // plugins only
+  bool peer = false;          // the torch alignment peer, run to measure alignment, not gated
+};
+
+struct RunReport {
+  std::string opcert_version;
+  std::string command_line;
+  std::string suite;          // as asked for
+  std::string suite_path;
+  std::string suite_sha256;
+  uint64_t seed = 0;
+  std::string platform;       // the platform config applied, "" when none
+  std::string started_at;     // ISO 8601 UTC
+  std::string finished_at;
+  bool complete = true;       // false when the run was interrupted
+  nlohmann::json environment; // host, CPU, GPU, driver, library versions, git commit (run/environment.h)
+  std::vector<BackendRecord> backends;
+  std::vector<CaseResult> results;  // alignment ratios filled in
+  int exit_code = 0;
+};
+
+}  // namespace opcert
