@@ -13,6 +13,8 @@
 #   include/opcert/backend_abi.h, include/opcert/sdk/*.h
 #   <libdir>/cmake/opcert/opcert{Config,ConfigVersion,Targets,Executable}.cmake
 #   share/opcert/configs/*.json        platform configs
+#   share/opcert/suites/**/*.json      suites (docs/SUITES.md), found by name after OPCERT_SUITE_PATH
+#   share/opcert/schema/               report.schema.json, junit.xsd (reports/schema)
 #   share/opcert/plugins/              where plugins install their manifests (a plugin dir)
 #   share/doc/opcert/                  README.md, docs/*.md, examples/plugin/
 #
@@ -88,6 +90,13 @@ endif()
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/configs/"
         DESTINATION "${OPCERT_INSTALL_DATADIR}/configs" COMPONENT Runtime
         FILES_MATCHING PATTERN "*.json")
+# Suites by name ("smoke", "sweeps/gemm", "models/llama3-8b"); the check layer looks here last.
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/suites/"
+        DESTINATION "${OPCERT_INSTALL_DATADIR}/suites" COMPONENT Runtime
+        FILES_MATCHING PATTERN "*.json")
+# The schemas of the report files (report.json, results.jsonl lines, junit.xml), for users' tools.
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/reports/schema/"
+        DESTINATION "${OPCERT_INSTALL_DATADIR}/schema" COMPONENT Runtime)
 # An empty plugins/ directory, so that OPCERT_PLUGIN_PATH=<prefix>/share/opcert/plugins is valid
 # before the first plugin is installed.
 install(DIRECTORY DESTINATION "${OPCERT_INSTALL_DATADIR}/plugins" COMPONENT Runtime)

@@ -31,7 +31,7 @@ struct RunReport {
   std::string started_at;     // ISO 8601 UTC
   std::string finished_at;
   bool complete = true;       // false when the run was interrupted
-  nlohmann::json environment; // host, CPU, GPU, driver, library versions, git commit (run/environment.h)
+  nlohmann::json environment; // host, CPU, GPU, driver, library versions, git commit (reports/environment.h)
   std::vector<BackendRecord> backends;
   std::vector<CaseResult> results;  // alignment ratios filled in
   int exit_code = 0;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "check/tolerance.h"
 #include "loader/backend_handle.h"
 #include "model/case.h"
 #include "model/case_result.h"
@@ -14,8 +15,10 @@ namespace opcert {
 
 struct ExecutionOptions {
   int device_index = 0;
-  /// Tolerance overrides from the platform config (op -> dtype -> scale), applied by the bound.
-  double tolerance_scale = 1.0;
+  /// The platform config's override for this case's op and dtype, if any.
+  BoundOverride bound_override;
+  /// Above this many elements an output is checked on a sample (Case::sample_elements wins).
+  int64_t default_sample_elements = 0;
 };
 
 /// Never throws for a backend failure: that becomes an ERROR result. SKIPPED when query_op

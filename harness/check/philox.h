@@ -3,10 +3,14 @@
 // bytes.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string_view>
 
 namespace opcert {
+
+/// The raw Philox4x32-10 bijection: ten rounds over a 128-bit counter under a 64-bit key.
+std::array<uint32_t, 4> philox4x32_10(std::array<uint32_t, 4> counter, uint32_t key0, uint32_t key1);
 
 class CounterRng {
  public:

@@ -1,28 +1,120 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+#include "check/suite.h"
+#include "cli/build_info.h"
 #include "cli/cli_context.h"
 #include "cli/verbs.h"
 #include "model/exit_codes.h"
+#include "run/conformance_runner.h"
+#include "run/job_list.h"
+#include "run/run_paths.h"
 
 namespace opcert {
+namespace {
 
-// The conformance runner (suites, reference, reports) arrives with the conformance work; until
-// then `run` resolves the same backends and platforms a real run would use and says so plainly.
+struct RunFlags {
+  std::string suite = "smoke";
+  std::string filter;
+  std::string out;
+  uint64_t seed = 1;
+  double timeout_s = 60.0;
+  std::string impl;
+  bool no_peer = false;
+  std::string progress = "auto";
+};
+
+// A suite given as a file is named by its absolute path in repro lines; a named one by its name.
+std::string suite_for_repro(const std::string& asked, const Suite& suite) {
+  const bool is_file = asked.find('/') != std::string::npos || asked.ends_with(".json");
+  return is_file ? std::filesystem::absolute(suite.path).lexically_normal().string() : asked;
+}
+
+std::string absolute(const std::string& path) { return std::filesystem::absolute(path).lexically_normal().string(); }
+
+// The torch backend runs first: as the alignment peer when not selected (unless --no-peer).
+std::vector<RunTarget> run_targets(const Registry& registry, const std::vector<BackendHandle*>& selected, bool no_peer) {
+  std::vector<RunTarget> targets;
+  BackendHandle* torch = registry.find("torch");
+  const bool torch_selected = torch && std::find(selected.begin(), selected.end(), torch) != selected.end();
+  if (torch && (torch_selected || !no_peer)) targets.push_back({torch, !torch_selected});
+  for (BackendHandle* b : selected)
+    if (b != torch) targets.push_back({b, false});
+  return targets;
+}
+
+}  // namespace
+
 void add_run_verb(CLI::App& app, int& exit_code) {
   auto* verb = app.add_subcommand("run", "Run conformance suites against the selected backends");
   auto options = std::make_shared<CommonOptions>();
+  auto flags = std::make_shared<RunFlags>();
   add_common_options(*verb, *options);
-  verb->callback([options, &exit_code] {
+  verb->add_option("--suite", flags->suite, "Suite name (under suites/, see docs/SUITES.md) or a suite file")
+      ->type_name("NAME|FILE")
+      ->capture_default_str();
+  verb->add_option("--filter", flags->filter, "Run only cases whose id matches this regular expression (ECMAScript)")
+      ->type_name("REGEX");
+  verb->add_option("--out", flags->out, "Output directory (default: out/<UTC timestamp>)")->type_name("DIR");
+  verb->add_option("--seed", flags->seed, "Seed of the generated inputs")->capture_default_str();
+  verb->add_option("--timeout", flags->timeout_s, "Per-case timeout in seconds; a case past it is TIMEOUT")
+      ->type_name("SECONDS")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  verb->add_option("--impl", flags->impl,
+                   "Implementation keys to test: comma-separated globs, '!' excludes (default: every implementation)")
+      ->type_name("GLOBS");
+  verb->add_flag("--no-peer", flags->no_peer, "Do not run the torch backend as the alignment peer");
+  verb->add_option("--progress", flags->progress, "Progress display: a bar on a terminal (auto), bar, or plain lines")
+      ->check(CLI::IsMember({"auto", "bar", "plain"}))
+      ->capture_default_str();
+
+  verb->callback([options, flags, &exit_code] {
+    const auto started = std::chrono::system_clock::now();
+    filter_cases({}, flags->filter);  // a bad expression is bad usage before anything loads
     const PlatformCatalog platforms = load_platform_catalog(*options);
+    const Suite suite = load_suite(flags->suite, flags->seed);
     auto registry = load_registry(*options);
     for (const auto& u : registry->unavailable()) fmt::print(stderr, "opcert: unavailable: {}: {}\n", u.source, u.reason);
     const auto selected = select_backends(*registry, options->backend);
-    fmt::print("Backends found ({}):\n", selected.size());
-    for (const BackendHandle* b : selected)
-      fmt::print("  {:<14} {:<10} {} implementation(s)  [{}]\n", b->name(), b->version(), b->implementations().size(),
-                 b->source().describe());
-    fmt::print("No conformance suites are available in this build yet; nothing was run.\n");
-    exit_code = kExitOk;
+
+    RunSettings s;
+    s.filter = flags->filter;
+    s.impl_selection = flags->impl;
+    s.out_dir = flags->out.empty() ? default_out_dir(started) : std::filesystem::path(flags->out);
+    s.seed = flags->seed;
+    s.timeout = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(flags->timeout_s * 1000.0)));
+    s.progress = *parse_progress_mode(flags->progress);
+    s.platform = options->platform;
+    s.command_line = current_command_line();
+    s.executable = current_executable();
+    for (const auto& d : options->plugin_dirs) s.worker_options.insert(s.worker_options.end(), {"--plugin-dir", absolute(d)});
+    for (const auto& l : options->plugin_libraries) s.worker_options.insert(s.worker_options.end(), {"--plugin", absolute(l)});
+    if (options->allow_insecure_plugins) {
+      s.worker_options.push_back("--allow-insecure-plugins");
+      s.repro_options.push_back("--allow-insecure-plugins");
+    }
+    for (const auto& f : options->platform_configs) {
+      s.worker_options.insert(s.worker_options.end(), {"--platform-config", absolute(f)});
+      s.repro_options.insert(s.repro_options.end(), {"--platform-config", absolute(f)});
+    }
+    if (!options->platform.empty()) {
+      s.worker_options.insert(s.worker_options.end(), {"--platform", options->platform});
+      s.repro_options.insert(s.repro_options.end(), {"--platform", options->platform});
+    }
+    s.repro_suite = suite_for_repro(flags->suite, suite);
+    const BuildInfo& build = build_info();
+    s.environment.opcert_version = std::string(build.version);
+    s.environment.git_commit = std::string(build.git_commit);
+    s.environment.compiler = std::string(build.compiler);
+    s.environment.build_type = std::string(build.build_type);
+    if (const BackendHandle* torch = registry->find("torch")) s.environment.libraries["torch"] = torch->version();
+
+    exit_code = run_conformance(run_targets(*registry, selected, flags->no_peer), suite, s);
   });
 }
 

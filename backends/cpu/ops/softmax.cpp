@@ -1,8 +1,121 @@
-// Placeholder until the op lands: registers no implementation.
+// cpu.softmax.rowwise: softmax over the last dimension (docs/OPS.md "softmax").
+// One row per iteration of an OpenMP loop; within a row three vectorised passes (max, exp and
+// sum, scale) over data that stays in cache, fp32 math throughout.
+#include <omp.h>
+
+#include <type_traits>
+#include <vector>
+
 #include "ops/cpu_ops.h"
+#include "ops/cpu_vector.h"
+#include "ops/cpu_vector_operands.h"
 
 namespace opcert::cpu {
+namespace {
 
-std::vector<sdk::Implementation> softmax_implementations() { return {}; }
+using namespace vec;
+
+struct Rows {
+  int64_t count = 0;   // product of the leading dimensions
+  int64_t length = 0;  // N, the last dimension
+};
+
+Rows check_softmax(const sdk::OpCall& call) {
+  const sdk::Tensor x = call.input("x");
+  const sdk::Tensor y = call.output("y");
+  require_dense(x);
+  require(x.ndim() >= 1, "softmax input 'x' must have rank >= 1, got " + shape_string(x));
+  require_like(y, x);
+  Rows rows;
+  rows.length = x.dim(-1);
+  rows.count = rows.length == 0 ? 0 : x.numel() / rows.length;
+  return rows;
+}
+
+/// One row: y = exp(x - max) / sum, or NaN everywhere when the row holds a NaN or +inf or is
+/// all -inf (torch's answer). `scratch` holds n floats (unused for fp32).
+template <class T>
+OPCERT_CPU_CLONES void softmax_row(const T* x, T* y, float* scratch, int64_t n) {
+  const float* src = nullptr;
+  float* e = nullptr;
+  if constexpr (std::is_same_v<T, float>) {
+    src = x;
+    e = y;
+  } else {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) scratch[i] = to_f32(x[i]);
+    src = scratch;
+    e = scratch;
+  }
+  float m = -kInf;
+  int nan = 0;
+#pragma omp simd reduction(max : m) reduction(| : nan)
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = src[i];
+    m = v > m ? v : m;
+    nan |= (v != v) ? 1 : 0;
+  }
+  if (nan != 0 || m == kInf || m == -kInf) {
+    const T q = from_f32<T>(kNaN);
+    for (int64_t i = 0; i < n; ++i) y[i] = q;
+    return;
+  }
+  float sum = 0.0f;
+  for (int64_t c0 = 0; c0 < n; c0 += kSumChunk) {
+    const int64_t c1 = c0 + kSumChunk < n ? c0 + kSumChunk : n;
+    float part = 0.0f;
+#pragma omp simd reduction(+ : part)
+    for (int64_t i = c0; i < c1; ++i) {
+      const float ev = exp_f32(src[i] - m);
+      e[i] = ev;
+      part += ev;
+    }
+    sum += part;
+  }
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) y[i] = from_f32<T>(e[i] / sum);
+}
+
+template <class T>
+void softmax_rows(const T* x, T* y, Rows rows) {
+  const bool is_fp32 = std::is_same_v<T, float>;
+  const bool parallel = rows.count > 1 && rows.count * rows.length >= (1 << 15);
+  const int threads = parallel ? omp_get_max_threads() : 1;
+  std::vector<float> scratch(is_fp32 ? 0 : static_cast<std::size_t>(threads) * rows.length);
+#pragma omp parallel for schedule(static) if (parallel) num_threads(threads)
+  for (int64_t r = 0; r < rows.count; ++r) {
+    float* mine = is_fp32 ? nullptr : scratch.data() + static_cast<std::size_t>(omp_get_thread_num()) * rows.length;
+    softmax_row<T>(x + r * rows.length, y + r * rows.length, mine, rows.length);
+  }
+}
+
+sdk::Support query_softmax(const sdk::OpCall& call) {
+  const sdk::Support dtype = float_dtype_support(call.input("x"));
+  if (!dtype.supported) return dtype;
+  check_softmax(call);
+  return sdk::Support::yes();
+}
+
+void run_softmax(const sdk::OpCall& call) {
+  const Rows rows = check_softmax(call);
+  const sdk::Tensor x = call.input("x");
+  const sdk::Tensor y = call.output("y");
+  with_float_type(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    softmax_rows<T>(x.data<const T>(), y.data<T>(), rows);
+  });
+}
+
+}  // namespace
+
+std::vector<sdk::Implementation> softmax_implementations() {
+  sdk::Implementation impl;
+  impl.key = "cpu.softmax.rowwise";
+  impl.op = "softmax";
+  impl.description = "row-wise softmax over the last dimension, fp32 math, OpenMP over rows";
+  impl.query = query_softmax;
+  impl.run = run_softmax;
+  return {impl};
+}
 
 }  // namespace opcert::cpu

@@ -1,0 +1,32 @@
+// The bridge between opcert's tensor views and ATen tensors: wrap borrowed memory without copying,
+// write results into borrowed outputs, and pick the dtype torch computes in.
+#pragma once
+
+#include <ATen/ATen.h>
+#include <opcert/sdk/op_call.h>
+
+#include <string_view>
+
+namespace opcert::torch_backend {
+
+/// The ATen dtype holding an opcert dtype's bytes. fp8 maps to kByte: decoding is explicit
+/// (see fp8_codec.h) because LibTorch 1.13 has no fp8 dtype.
+at::ScalarType scalar_type(int32_t opcert_dtype);
+
+/// An ATen view of the operand's memory (no copy), on the device the operand names.
+at::Tensor wrap(const sdk::Tensor& t);
+
+/// wrap() of the named input when the call has it.
+c10::optional<at::Tensor> wrap_input(const sdk::OpCall& call, std::string_view name);
+
+/// Copies value (cast to the output's dtype) into the named output's memory.
+void write_output(const sdk::Tensor& out, const at::Tensor& value);
+
+/// The dtype torch computes an op on `dtype` in on `device`: the dtype itself, except where this
+/// LibTorch has no kernel for it (fp16 on the CPU before 2.1), where it is fp32.
+at::ScalarType compute_dtype(at::ScalarType dtype, const at::Device& device);
+
+/// x converted to compute_dtype(x's dtype, x's device).
+at::Tensor to_compute_dtype(const at::Tensor& x);
+
+}  // namespace opcert::torch_backend

@@ -1,0 +1,129 @@
+#include "check/compare.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "model/scalar_codec.h"
+
+namespace opcert {
+namespace {
+
+// Fraction of zero expected values above which a pass proves little (after benchdnn).
+constexpr double kMistrustedZeroFraction = 0.9;
+constexpr int64_t kMistrustedMinElements = 16;
+
+// Where the ideal quotient may land after fp32 noise in the backend's scale and division.
+constexpr double kQuotientNoise = 8.0 * 0x1.0p-24;
+
+bool acceptable_code(opcert_dtype dtype, double got, double ideal) {
+  const double lo = ideal * (1.0 - kQuotientNoise), hi = ideal * (1.0 + kQuotientNoise);
+  return got == round_to(dtype, ideal) || got == round_to(dtype, lo) || got == round_to(dtype, hi);
+}
+
+// Is `got` the special value the reference asks for (NaN for NaN, the same infinity)?
+bool same_special(opcert_dtype dtype, double got, double expected) {
+  if (std::isnan(expected)) return std::isnan(got);
+  const double held = round_to(dtype, expected);  // a huge finite value may overflow to inf in T
+  if (std::isinf(held)) return got == held || (std::isfinite(got) && std::fabs(got) == max_finite(dtype) && std::signbit(got) == std::signbit(held));
+  return false;
+}
+
+}  // namespace
+
+TensorMetrics compare_output(const HostTensor& got, const ReferenceOutput& ref, const OutputTolerance& tol) {
+  TensorMetrics m;
+  m.name = ref.name;
+  m.total = got.spec.numel();
+  const bool sampled = !ref.indices.empty();
+  const std::size_t n = ref.values.size();
+  m.checked = static_cast<int64_t>(n);
+  double sum_abs = 0.0, sum_sq = 0.0, dot = 0.0, got_sq = 0.0, ref_sq = 0.0;
+  int64_t finite_pairs = 0, zeros = 0;
+  double worst_ratio = -1.0;
+
+  for (std::size_t k = 0; k < n; ++k) {
+    const int64_t index = sampled ? ref.indices[k] : static_cast<int64_t>(k);
+    const double g = got.value(index);
+    const double x = ref.values[k];
+    const double held = round_to(tol.dtype, x);
+    if (held == 0.0) ++zeros;
+
+    double err = 0.0, bound = 0.0, ratio = 0.0;
+    bool mismatch = false;
+    if (!std::isfinite(x) || !std::isfinite(held) || !std::isfinite(g)) {
+      const bool ok = std::isfinite(x) && std::isfinite(held) ? false : same_special(tol.dtype, g, x);
+      if (!ok) {
+        mismatch = true;
+        ++m.nan_inf_mismatches;
+        ratio = std::numeric_limits<double>::infinity();
+      }
+      err = ok ? 0.0 : std::numeric_limits<double>::infinity();
+    } else {
+      err = std::fabs(g - x);
+      switch (tol.rule) {
+        case OutputTolerance::Rule::kExact:
+          mismatch = g != x;
+          ratio = mismatch ? std::numeric_limits<double>::infinity() : 0.0;
+          break;
+        case OutputTolerance::Rule::kQuantizedCode:
+          mismatch = !acceptable_code(tol.dtype, g, x);
+          err = std::fabs(g - held);
+          bound = 1.0;  // one code
+          ratio = mismatch ? 1.0 + static_cast<double>(ulp_distance(tol.dtype, g, held)) : 0.0;
+          break;
+        case OutputTolerance::Rule::kBound:
+          bound = tol.bound(k, x);
+          ratio = err == 0.0 ? 0.0 : (bound > 0.0 ? err / bound : std::numeric_limits<double>::infinity());
+          mismatch = err > bound;
+          break;
+      }
+      ++finite_pairs;
+      sum_abs += err;
+      sum_sq += err * err;
+      dot += g * x;
+      got_sq += g * g;
+      ref_sq += x * x;
+      m.max_abs = std::max(m.max_abs, err);
+      if (x != 0.0) m.max_rel = std::max(m.max_rel, err / std::fabs(x));
+      m.max_ulp = std::max(m.max_ulp, ulp_distance(tol.dtype, g, held));
+    }
+    if (mismatch) ++m.mismatches;
+    if (ratio > worst_ratio) {
+      worst_ratio = ratio;
+      m.worst = {index, g, x, bound};
+    }
+  }
+  if (finite_pairs > 0) {
+    m.mean_abs = sum_abs / static_cast<double>(finite_pairs);
+    m.rmse = std::sqrt(sum_sq / static_cast<double>(finite_pairs));
+  }
+  m.cosine = (got_sq == 0.0 && ref_sq == 0.0) ? 1.0 : (got_sq == 0.0 || ref_sq == 0.0) ? 0.0 : dot / std::sqrt(got_sq * ref_sq);
+  m.error_ratio = std::max(worst_ratio, 0.0);
+  m.zero_fraction = n == 0 ? 0.0 : static_cast<double>(zeros) / static_cast<double>(n);
+  return m;
+}
+
+Status judge(const std::vector<TensorMetrics>& metrics, std::string& message) {
+  for (const auto& m : metrics) {
+    if (m.mismatches > 0) {
+      message = fmt::format("{}: {} of {} elements out of bound{}; worst at [{}]: got {} expected {} (bound {:.3g}, {:.3g}x)",
+                            m.name, m.mismatches, m.checked,
+                            m.nan_inf_mismatches ? fmt::format(" ({} NaN/Inf mismatches)", m.nan_inf_mismatches) : "",
+                            m.worst.index, m.worst.got, m.worst.expected, m.worst.bound, m.error_ratio);
+      return Status::kFailed;
+    }
+  }
+  for (const auto& m : metrics) {
+    if (m.checked >= kMistrustedMinElements && m.zero_fraction > kMistrustedZeroFraction) {
+      message = fmt::format("{}: {:.0f}% of the expected values are zero; a pass proves little", m.name,
+                            100.0 * m.zero_fraction);
+      return Status::kMistrusted;
+    }
+  }
+  message.clear();
+  return Status::kPassed;
+}
+
+}  // namespace opcert

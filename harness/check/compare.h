@@ -1,0 +1,19 @@
+// Compares one output tensor with its reference under a tolerance and computes every metric
+// of docs/TOLERANCES.md.
+#pragma once
+
+#include "check/tolerance.h"
+#include "model/case_result.h"
+#include "model/host_tensor.h"
+#include "reference/reference.h"
+
+namespace opcert {
+
+/// Metrics of `got` against `ref` (all elements, or ref.indices when sampled).
+TensorMetrics compare_output(const HostTensor& got, const ReferenceOutput& ref, const OutputTolerance& tolerance);
+
+/// The status the metrics of every output give together: FAILED on any mismatch, MISTRUSTED when
+/// the reference is degenerate (mostly zeros) so a pass proves little, PASSED otherwise.
+Status judge(const std::vector<TensorMetrics>& metrics, std::string& message);
+
+}  // namespace opcert

@@ -1,0 +1,113 @@
+// `opcert worker`: the hidden verb the runner starts once per backend (harness/run/worker_*.h).
+// It speaks the protocol on the stdin and stdout it was given and moves everything else out of
+// the way: a backend that prints to stdout would otherwise corrupt the protocol.
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+
+#include "check/suite.h"
+#include "cli/cli_context.h"
+#include "cli/verbs.h"
+#include "model/dtype.h"
+#include "model/exit_codes.h"
+#include "model/input_error.h"
+#include "run/worker_loop.h"
+#include "run/worker_protocol.h"
+
+namespace opcert {
+namespace {
+
+struct WorkerFlags {
+  std::string suite;
+  uint64_t seed = 1;
+};
+
+struct ProtocolFds {
+  int in = -1;
+  int out = -1;
+};
+
+// Keeps the protocol on private descriptors; stdout goes to stderr (the worker log), stdin to /dev/null.
+ProtocolFds take_protocol_fds() {
+  ProtocolFds fds{fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3), fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)};
+  std::fflush(stdout);
+  dup2(STDERR_FILENO, STDOUT_FILENO);
+  const int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (null >= 0) {
+    dup2(null, STDIN_FILENO);
+    close(null);
+  }
+  return fds;
+}
+
+ExecutionOptions options_for(const Case& c, const PlatformConfig* platform) {
+  ExecutionOptions o;
+  if (platform && !c.inputs.empty()) {
+    const ToleranceOverride t = platform->tolerance_for(c.op, dtype_name(c.inputs.front().dtype));
+    o.bound_override.atol = t.atol;
+    o.bound_override.rtol = t.rtol;
+  }
+  return o;
+}
+
+}  // namespace
+
+void add_worker_verb(CLI::App& app, int& exit_code) {
+  auto* verb = app.add_subcommand("worker", "Serve one backend's cases to a running `opcert run` (internal)");
+  verb->group("");  // hidden from --help: only the runner starts it
+  auto options = std::make_shared<CommonOptions>();
+  auto flags = std::make_shared<WorkerFlags>();
+  add_common_options(*verb, *options);
+  verb->add_option("--suite", flags->suite, "Suite name or file")->required();
+  verb->add_option("--seed", flags->seed, "Seed of the generated inputs");
+
+  verb->callback([options, flags, &exit_code] {
+    // The runner owns this process: if it dies, so do we (a hung case must not outlive it).
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1) std::_Exit(kExitBadInput);
+    const ProtocolFds fds = take_protocol_fds();
+    if (fds.in < 0 || fds.out < 0) {
+      exit_code = kExitBadInput;
+      return;
+    }
+    WorkerHello hello;
+    std::unique_ptr<Registry> registry;
+    BackendHandle* backend = nullptr;
+    Suite suite;
+    PlatformConfig platform;
+    bool has_platform = false;
+    try {
+      const PlatformCatalog platforms = load_platform_catalog(*options);
+      if (!options->platform.empty()) {
+        platform = platforms.require(options->platform);
+        has_platform = true;
+        for (const auto& [name, value] : platform.environment) setenv(name.c_str(), value.c_str(), 1);
+      }
+      registry = load_registry(*options);
+      backend = registry->find(options->backend);
+      if (!backend) {
+        std::string why = "backend '" + options->backend + "' is not usable in the worker";
+        for (const auto& u : registry->unavailable()) why += "; unavailable: " + u.source + ": " + u.reason;
+        throw NoBackendError(why);
+      }
+      suite = load_suite(flags->suite, flags->seed);
+      hello.backend = backend->name();
+      hello.cases = static_cast<int64_t>(suite.cases.size());
+    } catch (const std::exception& e) {
+      hello = WorkerHello{};
+      hello.fatal = e.what();
+    }
+    if (!write_all(fds.out, encode_hello(hello)) || !hello.fatal.empty()) {
+      exit_code = hello.fatal.empty() ? kExitOk : kExitBadInput;
+      return;
+    }
+    const PlatformConfig* applied = has_platform ? &platform : nullptr;
+    serve_jobs(*backend, suite, fds.in, fds.out, [applied](const Case& c) { return options_for(c, applied); });
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace opcert

@@ -1,0 +1,29 @@
+// Names and places of a run: its output directory, its timestamps, its command line.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+namespace opcert {
+
+/// "2026-11-23T10:15:00Z" (ISO 8601, UTC, seconds).
+std::string iso_utc(std::chrono::system_clock::time_point t);
+
+/// "out/20261123T101500Z": the default --out of a run started at `t`.
+std::filesystem::path default_out_dir(std::chrono::system_clock::time_point t);
+
+/// Creates `dir` (and its parents) and its logs/ folder. Throws InputError "--out '<dir>': ..."
+/// when it exists as a non-directory or cannot be created or written.
+void prepare_out_dir(const std::filesystem::path& dir);
+
+/// This process's command line from /proc/self/cmdline, each argument shell-quoted as needed.
+std::string current_command_line();
+
+/// The absolute path of this executable (what workers exec), from /proc/self/exe.
+std::string current_executable();
+
+/// A backend name made safe as a file name ("logs/<name>.worker.log").
+std::string file_safe(const std::string& name);
+
+}  // namespace opcert

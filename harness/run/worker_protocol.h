@@ -1,0 +1,46 @@
+// The runner <-> worker protocol: newline-delimited JSON over the worker's stdin and stdout.
+//
+//   worker -> runner, once at start:  {"opcert_worker":1,"backend":"cpu","cases":142}
+//                          or else:   {"opcert_worker":1,"fatal":"why the worker cannot serve"}
+//   runner -> worker, per job:        {"case":"softmax.f32.t4n7","impl":"cpu.softmax.rowwise"}
+//   worker -> runner, per job:        the CaseResult as model/case_result_json.h encodes it
+//
+// A line never contains a raw newline (JSON escapes it), so one line is one message.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "model/case_result.h"
+
+namespace opcert {
+
+inline constexpr int kWorkerProtocolVersion = 1;
+
+/// One unit of work: run this case of the suite on this implementation.
+struct JobRequest {
+  std::string case_id;
+  std::string impl_key;
+  bool operator==(const JobRequest&) const = default;
+};
+
+/// The worker's first line: ready to serve, or why not.
+struct WorkerHello {
+  std::string backend;    // the backend it loaded
+  int64_t cases = 0;      // cases in the suite as it loaded it (same suite and seed as the runner)
+  std::string fatal;      // non-empty: the worker could not start, and this says why
+  bool operator==(const WorkerHello&) const = default;
+};
+
+/// Encodings end with '\n'; decoders accept a line with or without it.
+std::string encode_job(const JobRequest& job);
+std::string encode_hello(const WorkerHello& hello);
+std::string encode_result(const CaseResult& result);
+
+/// Each throws std::runtime_error saying what is wrong with the line.
+JobRequest decode_job(const std::string& line);
+WorkerHello decode_hello(const std::string& line);
+CaseResult decode_result(const std::string& line);
+
+}  // namespace opcert

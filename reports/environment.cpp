@@ -1,0 +1,209 @@
+#include "reports/environment.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+namespace opcert {
+namespace {
+
+using nlohmann::json;
+
+std::string trim(const std::string& s) {
+  const auto first = s.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return "";
+  const auto last = s.find_last_not_of(" \t\r\n");
+  return s.substr(first, last - first + 1);
+}
+
+std::optional<std::string> read_text(const char* path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// "key<spaces>: value" lines, as in /proc/cpuinfo, /proc/meminfo.
+std::optional<std::string> colon_field(const std::string& text, const std::string& key) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos || trim(line.substr(0, colon)) != key) continue;
+    const auto value = trim(line.substr(colon + 1));
+    if (!value.empty()) return value;
+  }
+  return std::nullopt;
+}
+
+// "os-release" style KEY="value" lines.
+std::optional<std::string> os_release_field(const std::string& text, const std::string& key) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(key + "=", 0) != 0) continue;
+    auto value = trim(line.substr(key.size() + 1));
+    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
+      value = value.substr(1, value.size() - 2);
+    return value;
+  }
+  return std::nullopt;
+}
+
+// The leading unsigned integer of "81559 MiB", or null for "[N/A]" and the like.
+json leading_integer(const std::string& text) {
+  const auto s = trim(text);
+  size_t digits = 0;
+  while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 18) return nullptr;
+  return std::stoull(s.substr(0, digits));
+}
+
+json string_or_null(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
+json string_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+// Runs a shell command and returns its standard output. The exit status is not trusted: a
+// runner's SIGCHLD reaper may take it first; the parsers reject what is not the expected output.
+std::optional<std::string> command_output(const char* command) {
+  std::FILE* pipe = ::popen(command, "r");
+  if (pipe == nullptr) return std::nullopt;
+  std::string out;
+  std::array<char, 4096> buffer{};
+  for (size_t n; (n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0;) out.append(buffer.data(), n);
+  ::pclose(pipe);
+  return out;
+}
+
+json host_name() {
+  std::array<char, 256> name{};
+  if (::gethostname(name.data(), name.size() - 1) != 0) return nullptr;
+  return std::string(name.data());
+}
+
+json os_facts() {
+  json os = {{"sysname", nullptr}, {"release", nullptr}, {"version", nullptr}, {"machine", nullptr},
+             {"distribution", nullptr}};
+  struct utsname u {};
+  if (::uname(&u) == 0) {
+    os["sysname"] = u.sysname;
+    os["release"] = u.release;
+    os["version"] = u.version;
+    os["machine"] = u.machine;
+  }
+  if (const auto text = read_text("/etc/os-release")) os["distribution"] = string_or_null(os_release_field(*text, "PRETTY_NAME"));
+  return os;
+}
+
+json cpu_facts() {
+  json cpu = {{"model", nullptr}, {"logical_cores", nullptr}};
+  if (const auto text = read_text("/proc/cpuinfo")) cpu["model"] = string_or_null(cpu_model_from_cpuinfo(*text));
+  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
+  if (online > 0)
+    cpu["logical_cores"] = online;
+  else if (const unsigned n = std::thread::hardware_concurrency(); n > 0)
+    cpu["logical_cores"] = n;
+  return cpu;
+}
+
+json memory_total() {
+  if (const auto text = read_text("/proc/meminfo"))
+    if (const auto bytes = memory_total_from_meminfo(*text)) return *bytes;
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page_size > 0) return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
+  return nullptr;
+}
+
+json gpu_facts() {
+  // `timeout` bounds a wedged driver; without it (not POSIX) nvidia-smi runs unbounded.
+  static constexpr const char* kCommand =
+      "command -v nvidia-smi >/dev/null 2>&1 || exit 127; "
+      "T=; command -v timeout >/dev/null 2>&1 && T='timeout 20'; "
+      "$T nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem "
+      "--format=csv,noheader 2>/dev/null";
+  const auto out = command_output(kCommand);
+  return out ? gpus_from_nvidia_smi(*out) : json(nullptr);
+}
+
+std::string built_with_compiler() {
+#if defined(__clang__)
+  return "Clang " __clang_version__;
+#elif defined(__GNUC__)
+  return "GNU " __VERSION__;
+#else
+  return "";
+#endif
+}
+
+}  // namespace
+
+std::optional<std::string> cpu_model_from_cpuinfo(const std::string& cpuinfo) {
+  for (const char* key : {"model name", "Hardware", "cpu model", "Processor", "cpu"})
+    if (auto value = colon_field(cpuinfo, key)) return value;
+  return std::nullopt;
+}
+
+std::optional<uint64_t> memory_total_from_meminfo(const std::string& meminfo) {
+  const auto value = colon_field(meminfo, "MemTotal");
+  if (!value) return std::nullopt;
+  const json kib = leading_integer(*value);
+  if (kib.is_null()) return std::nullopt;
+  const bool in_kib = value->find("kB") != std::string::npos;
+  return kib.get<uint64_t>() * (in_kib ? 1024u : 1u);
+}
+
+json gpus_from_nvidia_smi(const std::string& csv) {
+  json gpus = json::array();
+  std::istringstream lines(csv);
+  for (std::string line; std::getline(lines, line);) {
+    std::vector<std::string> fields;
+    std::istringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, ',');) fields.push_back(trim(cell));
+    if (fields.size() < 5) continue;
+    // A comma inside the name would split it: the last four fields are always the numbers.
+    std::string name = fields[0];
+    for (size_t i = 1; i + 4 < fields.size(); ++i) name += "," + fields[i];
+    const size_t n = fields.size();
+    gpus.push_back({{"index", gpus.size()},
+                    {"name", name},
+                    {"driver_version", string_or_null(fields[n - 4])},
+                    {"memory_total_mib", leading_integer(fields[n - 3])},
+                    {"sm_clock_max_mhz", leading_integer(fields[n - 2])},
+                    {"mem_clock_max_mhz", leading_integer(fields[n - 1])}});
+  }
+  return gpus.empty() ? json(nullptr) : gpus;
+}
+
+json capture_environment(const EnvironmentInputs& inputs) {
+  json env = {{"host", nullptr},
+              {"os", nullptr},
+              {"cpu", nullptr},
+              {"memory_total_bytes", nullptr},
+              {"compiler", string_or_null(inputs.compiler.empty() ? built_with_compiler() : inputs.compiler)},
+              {"build_type", string_or_null(inputs.build_type)},
+              {"opcert_version", string_or_null(inputs.opcert_version)},
+              {"git_commit", string_or_null(inputs.git_commit)},
+              {"libraries", inputs.libraries.is_object() ? inputs.libraries : json::object()},
+              {"gpus", nullptr}};
+  // Each probe on its own: one that fails leaves its fact null and the others standing.
+  const auto probe = [&env](const char* key, json (*capture)()) {
+    try {
+      env[key] = capture();
+    } catch (...) {
+      env[key] = nullptr;
+    }
+  };
+  probe("host", host_name);
+  probe("os", os_facts);
+  probe("cpu", cpu_facts);
+  probe("memory_total_bytes", memory_total);
+  probe("gpus", gpu_facts);
+  return env;
+}
+
+}  // namespace opcert

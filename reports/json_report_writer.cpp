@@ -1,0 +1,87 @@
+#include "reports/json_report_writer.h"
+
+#include <stdexcept>
+
+#include "model/case_result_json.h"
+#include "reports/number_format.h"
+#include "reports/report_writer.h"
+#include "reports/run_summary.h"
+
+namespace opcert {
+namespace {
+
+using nlohmann::json;
+
+json string_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+json counts_json(const StatusCounts& counts) {
+  json j = json::object();
+  for (const Status s : kAllStatuses) j[std::string(status_name(s))] = counts.of(s);
+  return j;
+}
+
+json backend_json(const BackendRecord& b) {
+  return {{"name", b.name},
+          {"version", b.version},
+          {"source", b.source},
+          {"library_path", string_or_null(b.library_path)},
+          {"sha256", string_or_null(b.sha256)},
+          {"peer", b.peer}};
+}
+
+json summary_json(const RunReport& report) {
+  json backends = json::object();
+  for (const auto& b : summarize_results(report)) {
+    json ops = json::object();
+    for (const auto& op : b.ops)
+      ops[op.op] = {{"total", op.counts.total},
+                    {"counts", counts_json(op.counts)},
+                    {"worst_alignment_ratio", json_number(op.worst_alignment_ratio)}};
+    backends[b.backend] = {{"peer", b.peer},
+                           {"total", b.counts.total},
+                           {"counts", counts_json(b.counts)},
+                           {"worst_alignment_ratio", json_number(b.worst_alignment_ratio)},
+                           {"ops", ops}};
+  }
+  const auto all = count_all(report);
+  return {{"total", all.total}, {"counts", counts_json(all)}, {"backends", backends}};
+}
+
+class JsonReportWriter final : public ReportWriter {
+ public:
+  std::string file_name() const override { return "report.json"; }
+  void write(const RunReport& report, const std::filesystem::path& out_dir) const override {
+    write_file_atomically(out_dir / file_name(), dump_json(report_to_json(report), 2) + "\n");
+  }
+};
+
+}  // namespace
+
+json report_to_json(const RunReport& report) {
+  json backends = json::array();
+  for (const auto& b : report.backends) backends.push_back(backend_json(b));
+  json results = json::array();
+  for (const auto& r : report.results) results.push_back(to_json(r));
+  return {{"schema_version", kReportSchemaVersion},
+          {"kind", "opcert-conformance-report"},
+          {"opcert_version", report.opcert_version},
+          {"command_line", report.command_line},
+          {"started_at", report.started_at},
+          {"finished_at", report.finished_at},
+          {"complete", report.complete},
+          {"suite",
+           {{"name", report.suite},
+            {"path", string_or_null(report.suite_path)},
+            {"sha256", string_or_null(report.suite_sha256)}}},
+          {"seed", report.seed},
+          {"platform", string_or_null(report.platform)},
+          {"environment", report.environment.is_object() ? report.environment : json::object()},
+          {"backends", backends},
+          {"summary", summary_json(report)},
+          {"results", results},
+          {"exit_code", report.exit_code}};
+}
+
+std::unique_ptr<ReportWriter> make_json_report_writer() { return std::make_unique<JsonReportWriter>(); }
+
+}  // namespace opcert

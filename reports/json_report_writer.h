@@ -1,0 +1,17 @@
+// report.json: the whole run as one versioned document (reports/schema/report.schema.json).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "reports/run_report.h"
+
+namespace opcert {
+
+/// The version of report.json's layout: the minor grows when fields are added, the major when a
+/// field changes meaning or goes away.
+inline constexpr const char* kReportSchemaVersion = "1.0";
+
+/// The report.json document; make_json_report_writer() writes it, indented.
+nlohmann::json report_to_json(const RunReport& report);
+
+}  // namespace opcert

@@ -1,0 +1,153 @@
+// The CPU GEMMs' internals: the backend's own dtype codecs against the harness's (exhaustive
+// decodes, encodes of special and random values), the AVX-512 and portable kernels against each
+// other, and run() called without a query rejecting bad shapes with INVALID_ARGUMENT.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <limits>
+
+#include "backends/cpu/gemm_test_support.h"
+#include "model/scalar_codec.h"
+#include "ops/cpu_numeric.h"
+#include "ops/cpu_ops.h"
+#include "ops/gemm_driver.h"
+
+namespace opcert::test::cpugemm {
+namespace {
+
+using namespace opcert::cpu;
+
+bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+
+TEST(CpuNumeric, DecodersAgreeWithTheHarnessOnEveryCode) {
+  for (uint32_t i = 0; i < 65536; ++i) {
+    ASSERT_TRUE(same(fp16_to_f32(static_cast<uint16_t>(i)), opcert::decode_fp16(static_cast<uint16_t>(i)))) << i;
+    ASSERT_TRUE(same(bf16_to_f32(static_cast<uint16_t>(i)), opcert::decode_bf16(static_cast<uint16_t>(i)))) << i;
+  }
+  for (uint32_t i = 0; i < 256; ++i) {
+    ASSERT_TRUE(same(e4m3_to_f32(static_cast<uint8_t>(i)), opcert::decode_fp8_e4m3fn(static_cast<uint8_t>(i)))) << i;
+    ASSERT_TRUE(same(e5m2_to_f32(static_cast<uint8_t>(i)), opcert::decode_fp8_e5m2(static_cast<uint8_t>(i)))) << i;
+  }
+}
+
+void expect_encoders_agree(float v) {
+  const double d = v;
+  ASSERT_EQ(f32_to_fp16(v), opcert::encode_fp16(d)) << v;
+  ASSERT_EQ(f32_to_bf16(v), opcert::encode_bf16(d)) << v;
+  ASSERT_EQ(f32_to_e4m3(v), opcert::encode_fp8_e4m3fn(d)) << v;
+  ASSERT_EQ(f32_to_e5m2(v), opcert::encode_fp8_e5m2(d)) << v;
+}
+
+TEST(CpuNumeric, EncodersAgreeWithTheHarnessOnSpecialsTiesAndRandomBits) {
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float v : {0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN(), 448.0f, 464.0f, 465.0f, 480.0f, 1e9f,
+                  57344.0f, 61440.0f, 61441.0f, 65504.0f, 65520.0f, 65519.99f, 0x1p-24f, 0x1p-25f, 0x1.8p-25f, 0x1p-9f,
+                  0x1p-10f, 0x1.8p-10f, 0x1p-16f, 0x1p-17f, 0x1.8p-17f, 0x1p-133f, 0x1p-149f, 3.0e38f, 17.0f, -4.5f})
+    expect_encoders_agree(v);
+  // Every code's value and the midpoints between neighbouring codes (the ties).
+  for (uint32_t i = 0; i < 65535; ++i) {
+    const double lo = opcert::decode_fp16(static_cast<uint16_t>(i)), hi = opcert::decode_fp16(static_cast<uint16_t>(i + 1));
+    if (std::isfinite(lo)) expect_encoders_agree(static_cast<float>(lo));
+    if (std::isfinite(lo) && std::isfinite(hi) && i != 0x7FFF) expect_encoders_agree(static_cast<float>((lo + hi) / 2));
+  }
+  Random rng(77);
+  for (int i = 0; i < 200000; ++i) expect_encoders_agree(std::bit_cast<float>(static_cast<uint32_t>(rng.next())));
+}
+
+// Runs the fp32 driver on one ISA and returns C.
+std::vector<float> f32_gemm(Isa isa, const std::vector<float>& a, const std::vector<float>& b, int64_t m, int64_t n,
+                            int64_t k, const BlockScales* scales) {
+  std::vector<float> c(static_cast<std::size_t>(m * n), -1.0f);
+  F32Gemm g;
+  g.a = {a.data(), OPCERT_DTYPE_F32, k, 1};
+  g.b = {b.data(), OPCERT_DTYPE_F32, k, 1};
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.block_scales = scales;
+  g.epilogue = [&](int64_t m0, int64_t n0, int64_t mc, int64_t nc, const float* acc, int64_t ld) {
+    for (int64_t i = 0; i < mc; ++i)
+      for (int64_t j = 0; j < nc; ++j) c[static_cast<std::size_t>((m0 + i) * n + n0 + j)] = acc[i * ld + j];
+  };
+  run_f32_gemm(g, isa);
+  return c;
+}
+
+class GemmKernels : public ::testing::TestWithParam<int64_t> {};
+
+// M = 45: packed register tiles; M = 3: the few-row dot products.
+TEST_P(GemmKernels, Avx512AndPortableAgree) {
+  if (!isa_available(Isa::kAvx512)) GTEST_SKIP() << "this CPU has no AVX-512";
+  const int64_t m = GetParam(), n = 77, k = 531;
+  Random rng(8);
+  std::vector<float> ai(m * k), bi(n * k), ar(m * k), br(n * k);
+  for (auto& v : ai) v = static_cast<float>(rng.integer(-8, 8));
+  for (auto& v : bi) v = static_cast<float>(rng.integer(-8, 8));
+  for (auto& v : ar) v = static_cast<float>(rng.uniform(-1, 1));
+  for (auto& v : br) v = static_cast<float>(rng.uniform(-1, 1));
+  // Integers: both exact, so equal bit for bit.
+  EXPECT_EQ(f32_gemm(Isa::kAvx512, ai, bi, m, n, k, nullptr), f32_gemm(Isa::kPortable, ai, bi, m, n, k, nullptr));
+  // Random values: fused and unfused multiply-adds differ only by fp32 rounding.
+  const auto fast = f32_gemm(Isa::kAvx512, ar, br, m, n, k, nullptr);
+  const auto slow = f32_gemm(Isa::kPortable, ar, br, m, n, k, nullptr);
+  for (std::size_t e = 0; e < fast.size(); ++e) ASSERT_NEAR(fast[e], slow[e], 2e-4) << e;
+  // Block scales (powers of two keep integer data exact): equal bit for bit.
+  const int64_t blocks = (k + 127) / 128;
+  std::vector<float> as(m * blocks), bs(((n + 127) / 128) * blocks);
+  for (auto& v : as) v = std::ldexp(1.0f, static_cast<int>(rng.integer(-2, 2)));
+  for (auto& v : bs) v = std::ldexp(1.0f, static_cast<int>(rng.integer(-2, 2)));
+  BlockScales scales{as.data(), blocks, bs.data(), blocks, 128};
+  EXPECT_EQ(f32_gemm(Isa::kAvx512, ai, bi, m, n, k, &scales), f32_gemm(Isa::kPortable, ai, bi, m, n, k, &scales));
+
+  // int8: both exact.
+  std::vector<int8_t> a8(m * k), b8(n * k);
+  for (auto& v : a8) v = static_cast<int8_t>(rng.integer(-128, 127));
+  for (auto& v : b8) v = static_cast<int8_t>(rng.integer(-128, 127));
+  auto i8_gemm = [&](Isa isa) {
+    std::vector<int32_t> c(static_cast<std::size_t>(m * n), -1);
+    I8Gemm g;
+    g.a = a8.data();
+    g.b = b8.data();
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.epilogue = [&](int64_t m0, int64_t n0, int64_t mc, int64_t nc, const int32_t* acc, int64_t ld) {
+      for (int64_t i = 0; i < mc; ++i)
+        for (int64_t j = 0; j < nc; ++j) c[static_cast<std::size_t>((m0 + i) * n + n0 + j)] = acc[i * ld + j];
+    };
+    run_i8_gemm(g, isa);
+    return c;
+  };
+  const auto vnni = i8_gemm(Isa::kAvx512), portable = i8_gemm(Isa::kPortable);
+  EXPECT_EQ(vnni, portable);
+  int64_t exact = 0;
+  for (int64_t d = 0; d < k; ++d) exact += int64_t{a8[d]} * b8[d];
+  EXPECT_EQ(portable[0], exact);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpu, GemmKernels, ::testing::Values(int64_t{45}, int64_t{3}));
+
+TEST(GemmRun, RunWithoutAQueryRejectsBadShapesAsInvalidArgument) {
+  Tensor a("a", OPCERT_DTYPE_F32, {4, 8}), b("b", OPCERT_DTYPE_F32, {6, 9}), c("c", OPCERT_DTYPE_F32, {4, 6});
+  Call call("cpu.gemm.blocked", {&a, &b}, {&c}, {});
+  const sdk::OpCall view(call.call);
+  const auto impls = gemm_implementations();
+  ASSERT_EQ(impls.size(), 1u);
+  try {
+    impls[0].run(view);
+    FAIL() << "run accepted mismatched shapes";
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), OPCERT_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find("b has shape [6, 9]"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(c.guards_intact());
+  for (auto family : {gemm_fp8_implementations, gemm_int8_implementations, quantize_implementations}) {
+    const auto list = family();
+    ASSERT_EQ(list.size(), 1u);
+    EXPECT_THROW(list[0].run(view), sdk::Error) << list[0].key;  // operands of the wrong op
+  }
+}
+
+}  // namespace
+}  // namespace opcert::test::cpugemm

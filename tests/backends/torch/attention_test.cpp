@@ -1,0 +1,141 @@
+// attention through the torch backend's C ABI against the contract's formula in double:
+// bottom-right causal mask, sliding window, GQA/MQA, lse, varlen with empty sequences.
+#include "torch_host.h"
+
+namespace opcert::torch_test {
+namespace {
+
+struct Mask {
+  bool causal = false;
+  int64_t window_left = -1;
+};
+
+// One sequence, heads in [S, H, D] slices starting at the given token offsets of packed tensors.
+// Writes o [.., Hq, D] rows and lse [Hq][total_q] entries for the sequence (or only for only_rows).
+void attend_reference(const std::vector<double>& q, const std::vector<double>& k, const std::vector<double>& v, int64_t q0,
+                      int64_t sq, int64_t k0, int64_t skv, int64_t hq, int64_t hkv, int64_t d, double scale, Mask mask,
+                      std::vector<double>& o, std::vector<double>& lse, int64_t lse_row_stride, int64_t lse_offset,
+                      const std::vector<int64_t>& only_rows = {}) {
+  std::vector<int64_t> rows = only_rows;
+  for (int64_t i = 0; rows.size() < static_cast<std::size_t>(sq) && only_rows.empty(); ++i) rows.push_back(i);
+  for (int64_t h = 0; h < hq; ++h) {
+    const int64_t kh = h / (hq / hkv);
+    for (int64_t i : rows) {
+      std::vector<double> s;
+      std::vector<int64_t> keys;
+      for (int64_t j = 0; j < skv; ++j) {
+        const int64_t diag = i + skv - sq;
+        if ((mask.causal && j > diag) || (mask.window_left >= 0 && j < diag - mask.window_left)) continue;
+        double dot = 0;
+        for (int64_t c = 0; c < d; ++c) dot += q[((q0 + i) * hq + h) * d + c] * k[((k0 + j) * hkv + kh) * d + c];
+        s.push_back(scale * dot);
+        keys.push_back(j);
+      }
+      double mx = -INFINITY, sum = 0;
+      for (double x : s) mx = std::max(mx, x);
+      for (double x : s) sum += std::exp(x - mx);
+      lse[h * lse_row_stride + lse_offset + i] = s.empty() ? -INFINITY : mx + std::log(sum);
+      for (int64_t c = 0; c < d; ++c) {
+        double acc = 0;
+        for (std::size_t t = 0; t < s.size(); ++t) acc += std::exp(s[t] - mx) / sum * v[((k0 + keys[t]) * hkv + kh) * d + c];
+        o[((q0 + i) * hq + h) * d + c] = acc;
+      }
+    }
+  }
+}
+
+TEST(TorchAttention, CausalGqaWithLseFp32) {
+  TorchHost host;
+  const int64_t b = 2, sq = 3, skv = 5, hq = 4, hkv = 2, d = 8;
+  const Operand q = Operand::of("q", OPCERT_DTYPE_F32, {b, sq, hq, d}, pseudo_random(b * sq * hq * d, -1, 1, 31));
+  const Operand k = Operand::of("k", OPCERT_DTYPE_F32, {b, skv, hkv, d}, pseudo_random(b * skv * hkv * d, -1, 1, 32));
+  const Operand v = Operand::of("v", OPCERT_DTYPE_F32, {b, skv, hkv, d}, pseudo_random(b * skv * hkv * d, -1, 1, 33));
+  std::vector<Operand> out{Operand::output("o", OPCERT_DTYPE_F32, {b, sq, hq, d}),
+                           Operand::output("lse", OPCERT_DTYPE_F32, {b, hq, sq})};
+  ASSERT_EQ(host.run("torch.attention.native", {q, k, v}, out, {Attr::integer("causal", 1), Attr::real("scale", 0.7)}).message, "");
+  std::vector<double> o(b * sq * hq * d), lse(b * hq * sq);
+  for (int64_t i = 0; i < b; ++i) {
+    // Batch i is the sequence at token offsets i*Sq and i*Skv of the flattened [B*S, H, D] tensors.
+    std::vector<double> l(hq * sq);
+    attend_reference(q.values(), k.values(), v.values(), i * sq, sq, i * skv, skv, hq, hkv, d, 0.7, {true, -1}, o, l, sq, 0);
+    std::copy(l.begin(), l.end(), lse.begin() + i * hq * sq);
+  }
+  expect_close(out[0].values(), o, 1e-5, 1e-6, "o");
+  expect_close(out[1].values(), lse, 1e-5, 1e-6, "lse");
+}
+
+TEST(TorchAttention, VarlenWithEmptySequencesAndKeylessRows) {
+  TorchHost host;
+  // (Sq, Skv) per sequence: (2, 3), (0, 2), (4, 2) whose first two causal rows see no key, (3, 0).
+  const std::vector<int64_t> cu_q{0, 2, 2, 6, 9}, cu_k{0, 3, 5, 7, 7};
+  const int64_t tq = 9, tk = 7, hq = 2, hkv = 1, d = 4;
+  const Operand q = Operand::of("q", OPCERT_DTYPE_F32, {tq, hq, d}, pseudo_random(tq * hq * d, -2, 2, 34));
+  const Operand k = Operand::of("k", OPCERT_DTYPE_F32, {tk, hkv, d}, pseudo_random(tk * hkv * d, -2, 2, 35));
+  const Operand v = Operand::of("v", OPCERT_DTYPE_F32, {tk, hkv, d}, pseudo_random(tk * hkv * d, -2, 2, 36));
+  const Operand cq = Operand::of("cu_seqlens_q", OPCERT_DTYPE_I32, {5}, {0, 2, 2, 6, 9});
+  const Operand ck = Operand::of("cu_seqlens_k", OPCERT_DTYPE_I32, {5}, {0, 3, 5, 7, 7});
+  std::vector<Operand> out{Operand::output("o", OPCERT_DTYPE_F32, {tq, hq, d}), Operand::output("lse", OPCERT_DTYPE_F32, {hq, tq})};
+  ASSERT_EQ(host.run("torch.attention.native", {q, k, v, cq, ck}, out, {Attr::integer("causal", 1)}).message, "");
+  std::vector<double> o(tq * hq * d), lse(hq * tq);
+  for (std::size_t s = 0; s + 1 < cu_q.size(); ++s)
+    attend_reference(q.values(), k.values(), v.values(), cu_q[s], cu_q[s + 1] - cu_q[s], cu_k[s], cu_k[s + 1] - cu_k[s], hq,
+                     hkv, d, 0.5, {true, -1}, o, lse, tq, cu_q[s]);
+  EXPECT_EQ(lse[0 * tq + 2], -INFINITY);  // the keyless rows the reference found, as the contract says
+  EXPECT_EQ(lse[1 * tq + 8], -INFINITY);
+  expect_close(out[0].values(), o, 1e-5, 1e-6, "o");
+  expect_close(out[1].values(), lse, 1e-5, 1e-6, "lse");
+}
+
+// bf16: scores, p and o are rounded to bf16 on torch's path; inputs in [-1, 1] keep errors small.
+void run_bf16(int64_t sq, int64_t skv, Mask mask, uint32_t seed) {
+  TorchHost host;
+  const int64_t hq = 2, hkv = 2, d = 16;
+  const Operand q = Operand::of("q", OPCERT_DTYPE_BF16, {1, sq, hq, d}, pseudo_random(sq * hq * d, -1, 1, seed));
+  const Operand k = Operand::of("k", OPCERT_DTYPE_BF16, {1, skv, hkv, d}, pseudo_random(skv * hkv * d, -1, 1, seed + 1));
+  const Operand v = Operand::of("v", OPCERT_DTYPE_BF16, {1, skv, hkv, d}, pseudo_random(skv * hkv * d, -1, 1, seed + 2));
+  std::vector<Operand> out{Operand::output("o", OPCERT_DTYPE_BF16, {1, sq, hq, d})};
+  ASSERT_EQ(host.run("torch.attention.native", {q, k, v}, out,
+                     {Attr::integer("causal", mask.causal), Attr::integer("window_left", mask.window_left)})
+                .message,
+            "");
+  std::vector<double> o(sq * hq * d), lse(hq * sq);
+  attend_reference(q.values(), k.values(), v.values(), 0, sq, 0, skv, hq, hkv, d, 0.25, mask, o, lse, sq, 0);
+  expect_close(out[0].values(), o, 2 * kBf16Eps, 0.01, "o");
+}
+
+TEST(TorchAttention, Bf16SlidingWindowCausal) { run_bf16(6, 6, {true, 2}, 37); }
+TEST(TorchAttention, Bf16FullAttentionLongerKeys) { run_bf16(4, 7, {false, -1}, 40); }
+
+// Long enough that the math path splits the query rows into blocks; too slow for a CPU run
+// (--gtest_also_run_disabled_tests runs it on a GPU). Sampled rows are checked.
+TEST(TorchAttention, DISABLED_LongCausalBf16WithLseSampledRows) {
+  TorchHost host;
+  const int64_t s = 12000, h = 2, d = 64;
+  const Operand q = Operand::of("q", OPCERT_DTYPE_BF16, {1, s, h, d}, pseudo_random(s * h * d, -1, 1, 41));
+  const Operand k = Operand::of("k", OPCERT_DTYPE_BF16, {1, s, h, d}, pseudo_random(s * h * d, -1, 1, 42));
+  const Operand v = Operand::of("v", OPCERT_DTYPE_BF16, {1, s, h, d}, pseudo_random(s * h * d, -1, 1, 43));
+  std::vector<Operand> out{Operand::output("o", OPCERT_DTYPE_BF16, {1, s, h, d}), Operand::output("lse", OPCERT_DTYPE_F32, {1, h, s})};
+  ASSERT_EQ(host.run("torch.attention.native", {q, k, v}, out, {Attr::integer("causal", 1)}).message, "");
+  const std::vector<int64_t> rows{0, 1, 7455, 7456, 7457, 11999};  // around the first block boundary
+  std::vector<double> o(s * h * d, NAN), lse(h * s, NAN);
+  attend_reference(q.values(), k.values(), v.values(), 0, s, 0, s, h, h, d, 0.125, {true, -1}, o, lse, s, 0, rows);
+  const auto got_o = out[0].values(), got_lse = out[1].values();
+  for (int64_t hh = 0; hh < h; ++hh)
+    for (int64_t i : rows) {
+      EXPECT_NEAR(got_lse[hh * s + i], lse[hh * s + i], 0.05) << "lse h" << hh << " row " << i;
+      for (int64_t c = 0; c < d; ++c) EXPECT_NEAR(got_o[(i * h + hh) * d + c], o[(i * h + hh) * d + c], 0.02) << "o row " << i;
+    }
+}
+
+TEST(TorchAttention, QueryRefusesHeadsThatDoNotGroup) {
+  TorchHost host;
+  const Outcome r = host.query("torch.attention.native",
+                               {Operand::output("q", OPCERT_DTYPE_BF16, {1, 2, 3, 8}), Operand::output("k", OPCERT_DTYPE_BF16, {1, 2, 2, 8}),
+                                Operand::output("v", OPCERT_DTYPE_BF16, {1, 2, 2, 8})},
+                               {Operand::output("o", OPCERT_DTYPE_BF16, {1, 2, 3, 8})});
+  EXPECT_FALSE(r.supported);
+  EXPECT_NE(r.message.find("multiple of Hkv"), std::string::npos) << r.message;
+}
+
+}  // namespace
+}  // namespace opcert::torch_test

@@ -1,0 +1,297 @@
+// The host side of the torch backend for tests: the backend is reached only through its C ABI
+// entry point, operands live in memory the backend allocated (host or CUDA), and values cross as
+// doubles encoded to and decoded from each dtype's bits by code independent of the backend.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <opcert/backend_abi.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+extern "C" const opcert_api* opcert_torch_backend_get_api(void);
+
+namespace opcert::torch_test {
+
+// ---- dtype codecs (exact for the values the tests use; fp8 and int8 round to nearest even) ----
+
+inline uint32_t f32_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+inline float bits_f32(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+inline uint16_t to_bf16(double x) {  // round to nearest even from fp32
+  const uint32_t u = f32_bits(static_cast<float>(x));
+  if (std::isnan(static_cast<float>(x))) return 0x7FC0;
+  return static_cast<uint16_t>((u + 0x7FFF + ((u >> 16) & 1)) >> 16);
+}
+inline double from_bf16(uint16_t b) { return bits_f32(static_cast<uint32_t>(b) << 16); }
+
+inline double from_f16(uint16_t h) {
+  const int sign = h >> 15, e = (h >> 10) & 0x1F, m = h & 0x3FF;
+  double v = e == 0 ? std::ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : std::ldexp(m + 1024, e - 25);
+  return sign ? -v : v;
+}
+inline uint16_t to_f16(double x) {  // nearest by search: the tests only use ordinary values
+  if (std::isnan(x)) return 0x7E00;
+  uint16_t best = 0;
+  double best_err = INFINITY;
+  for (uint32_t c = 0; c < 0x7C00; ++c) {
+    const double err = std::fabs(from_f16(static_cast<uint16_t>(c)) - std::fabs(x));
+    if (err < best_err || (err == best_err && (c & 1) == 0)) best = static_cast<uint16_t>(c), best_err = err;
+  }
+  return static_cast<uint16_t>(best | (std::signbit(x) ? 0x8000 : 0));
+}
+
+// fp8 from the format's definition: e4m3fn bias 7 (S.1111.111 is NaN), e5m2 bias 15 (IEEE).
+inline double from_fp8(uint8_t c, int32_t dtype) {
+  const bool e5 = dtype == OPCERT_DTYPE_F8_E5M2;
+  const int mb = e5 ? 2 : 3, bias = e5 ? 15 : 7, emax = e5 ? 31 : 15;
+  const int e = (c & 0x7F) >> mb, m = c & ((1 << mb) - 1);
+  double v;
+  if (e5 && e == emax) v = m ? NAN : INFINITY;
+  else if (!e5 && e == emax && m == 7) v = NAN;
+  else v = e == 0 ? std::ldexp(m, 1 - bias - mb) : std::ldexp(m + (1 << mb), e - bias - mb);
+  return (c & 0x80) ? -v : v;
+}
+// Nearest finite fp8 code by exhaustive search, ties to the even code.
+inline uint8_t to_fp8(double x, int32_t dtype) {
+  uint8_t best = 0;
+  double best_err = INFINITY;
+  for (int c = 0; c < 0x80; ++c) {
+    const double v = from_fp8(static_cast<uint8_t>(c), dtype);
+    if (!std::isfinite(v)) continue;
+    const double err = std::fabs(v - std::fabs(x));
+    if (err < best_err || (err == best_err && (c & 1) == 0)) best = static_cast<uint8_t>(c), best_err = err;
+  }
+  return static_cast<uint8_t>(best | (std::signbit(x) ? 0x80 : 0));
+}
+
+inline std::size_t dtype_bytes(int32_t dtype) {
+  switch (dtype) {
+    case OPCERT_DTYPE_F64: return 8;
+    case OPCERT_DTYPE_F32: case OPCERT_DTYPE_I32: return 4;
+    case OPCERT_DTYPE_F16: case OPCERT_DTYPE_BF16: return 2;
+    default: return 1;
+  }
+}
+
+/// A host-side operand: name, dtype, shape and its bytes.
+struct Operand {
+  std::string name;
+  int32_t dtype;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    return n;
+  }
+
+  /// An operand holding values (rounded to the dtype as torch would round them).
+  static Operand of(std::string name, int32_t dtype, std::vector<int64_t> shape, const std::vector<double>& values) {
+    Operand op{std::move(name), dtype, std::move(shape), {}};
+    EXPECT_EQ(static_cast<int64_t>(values.size()), op.numel()) << op.name;
+    op.bytes.resize(values.size() * dtype_bytes(dtype));
+    for (std::size_t i = 0; i < values.size(); ++i) op.set(i, values[i]);
+    return op;
+  }
+  /// An output operand, filled with a sentinel byte so unwritten elements show.
+  static Operand output(std::string name, int32_t dtype, std::vector<int64_t> shape) {
+    Operand op{std::move(name), dtype, std::move(shape), {}};
+    op.bytes.assign(static_cast<std::size_t>(op.numel()) * dtype_bytes(dtype), 0xA5);
+    return op;
+  }
+
+  void set(std::size_t i, double v) {
+    uint8_t* p = bytes.data() + i * dtype_bytes(dtype);
+    switch (dtype) {
+      case OPCERT_DTYPE_F32: { const float f = static_cast<float>(v); std::memcpy(p, &f, 4); break; }
+      case OPCERT_DTYPE_BF16: { const uint16_t h = to_bf16(v); std::memcpy(p, &h, 2); break; }
+      case OPCERT_DTYPE_F16: { const uint16_t h = to_f16(v); std::memcpy(p, &h, 2); break; }
+      case OPCERT_DTYPE_I32: { const int32_t n = static_cast<int32_t>(v); std::memcpy(p, &n, 4); break; }
+      case OPCERT_DTYPE_I8: { const int8_t n = static_cast<int8_t>(v); std::memcpy(p, &n, 1); break; }
+      default: *p = to_fp8(v, dtype);
+    }
+  }
+  double at(std::size_t i) const {
+    const uint8_t* p = bytes.data() + i * dtype_bytes(dtype);
+    switch (dtype) {
+      case OPCERT_DTYPE_F32: { float f; std::memcpy(&f, p, 4); return f; }
+      case OPCERT_DTYPE_BF16: { uint16_t h; std::memcpy(&h, p, 2); return from_bf16(h); }
+      case OPCERT_DTYPE_F16: { uint16_t h; std::memcpy(&h, p, 2); return from_f16(h); }
+      case OPCERT_DTYPE_I32: { int32_t n; std::memcpy(&n, p, 4); return n; }
+      case OPCERT_DTYPE_I8: { int8_t n; std::memcpy(&n, p, 1); return n; }
+      default: return from_fp8(*p, dtype);
+    }
+  }
+  /// Every element, decoded (rounded inputs: the values the backend actually sees).
+  std::vector<double> values() const {
+    std::vector<double> v(static_cast<std::size_t>(numel()));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = at(i);
+    return v;
+  }
+};
+
+/// A named attribute.
+struct Attr {
+  std::string name;
+  int32_t kind;
+  int64_t i = 0;
+  double f = 0;
+  std::string s;
+  static Attr integer(std::string n, int64_t v) { return {std::move(n), OPCERT_ATTR_INT, v, 0, ""}; }
+  static Attr real(std::string n, double v) { return {std::move(n), OPCERT_ATTR_FLOAT, 0, v, ""}; }
+  static Attr text(std::string n, std::string v) { return {std::move(n), OPCERT_ATTR_STRING, 0, 0, std::move(v)}; }
+};
+
+/// What a run or query said: an error code (OK on success) and its message or the reason.
+struct Outcome {
+  int32_t code = OPCERT_ERROR_OK;
+  std::string message;
+  bool supported = true;
+};
+
+/// One initialised torch backend reached through its C ABI.
+class TorchHost {
+ public:
+  TorchHost() : api_(opcert_torch_backend_get_api()) {
+    opcert_initialize_args init{sizeof(init), OPCERT_ABI_VERSION_MAJOR, OPCERT_ABI_VERSION_MINOR, nullptr};
+    EXPECT_EQ(api_->initialize(&init), nullptr);
+    backend_ = init.backend;
+    opcert_device_info_args info{sizeof(info), backend_, 0, {}, nullptr, 0, 0};
+    EXPECT_EQ(api_->device_info(&info), nullptr);
+    device_ = info.device;
+  }
+  ~TorchHost() {
+    opcert_finalize_args fin{sizeof(fin), backend_};
+    api_->finalize(&fin);
+  }
+  TorchHost(const TorchHost&) = delete;
+  TorchHost& operator=(const TorchHost&) = delete;
+
+  const opcert_api* api() const { return api_; }
+  opcert_backend* backend() const { return backend_; }
+
+  /// Runs `key`; outputs are read back into `outputs` on success.
+  Outcome run(const std::string& key, const std::vector<Operand>& inputs, std::vector<Operand>& outputs,
+              const std::vector<Attr>& attrs = {}) {
+    return call(key, inputs, outputs, attrs, false);
+  }
+  /// Asks query_op about the call (no data needed, but buffers are passed anyway).
+  Outcome query(const std::string& key, const std::vector<Operand>& inputs, std::vector<Operand> outputs,
+                const std::vector<Attr>& attrs = {}) {
+    return call(key, inputs, outputs, attrs, true);
+  }
+
+ private:
+  Outcome take(opcert_error* e) {
+    Outcome out;
+    if (e == nullptr) return out;
+    opcert_error_code_args code{sizeof(code), e, 0};
+    api_->error_code(&code);
+    opcert_error_message_args msg{sizeof(msg), e, nullptr};
+    api_->error_message(&msg);
+    out.code = code.code;
+    out.message = msg.message;
+    opcert_error_destroy_args destroy{sizeof(destroy), e};
+    api_->error_destroy(&destroy);
+    return out;
+  }
+
+  void* to_device(const Operand& op) {
+    opcert_memory_allocate_args alloc{sizeof(alloc), backend_, device_, op.bytes.size(), 0, nullptr};
+    EXPECT_EQ(take(api_->memory_allocate(&alloc)).code, OPCERT_ERROR_OK);
+    opcert_memory_copy_args copy{sizeof(copy), backend_, device_, OPCERT_COPY_HOST_TO_DEVICE, alloc.data, op.bytes.data(),
+                                 op.bytes.size()};
+    EXPECT_EQ(take(api_->memory_copy(&copy)).code, OPCERT_ERROR_OK);
+    return alloc.data;
+  }
+
+  Outcome call(const std::string& key, const std::vector<Operand>& inputs, std::vector<Operand>& outputs,
+               const std::vector<Attr>& attrs, bool query_only) {
+    std::vector<void*> buffers;
+    std::vector<opcert_tensor> in, out;
+    auto describe = [&](const Operand& op) {
+      buffers.push_back(to_device(op));
+      return opcert_tensor{sizeof(opcert_tensor), op.name.c_str(), buffers.back(), device_, op.dtype,
+                           static_cast<int32_t>(op.shape.size()), op.shape.data(), nullptr, 0};
+    };
+    for (const auto& op : inputs) in.push_back(describe(op));
+    for (const auto& op : outputs) out.push_back(describe(op));
+    std::vector<opcert_attr> raw;
+    for (const auto& a : attrs)
+      raw.push_back(opcert_attr{sizeof(opcert_attr), a.name.c_str(), a.kind, a.i, a.f, a.s.c_str(), nullptr, 0});
+    const opcert_op_call c{sizeof(c), key.c_str(), in.data(), static_cast<int32_t>(in.size()), out.data(),
+                           static_cast<int32_t>(out.size()), raw.data(), static_cast<int32_t>(raw.size())};
+    Outcome result;
+    if (query_only) {
+      opcert_query_op_args q{sizeof(q), backend_, &c, 0, nullptr};
+      result = take(api_->query_op(&q));
+      result.supported = q.supported != 0;
+      if (!result.supported && q.reason) result.message = q.reason;
+    } else {
+      opcert_run_op_args r{sizeof(r), backend_, &c, nullptr};
+      result = take(api_->run_op(&r));
+      opcert_synchronize_args sync{sizeof(sync), backend_, device_};
+      EXPECT_EQ(take(api_->synchronize(&sync)).code, OPCERT_ERROR_OK);
+      for (std::size_t i = 0; result.code == OPCERT_ERROR_OK && i < outputs.size(); ++i) {
+        opcert_memory_copy_args copy{sizeof(copy), backend_, device_, OPCERT_COPY_DEVICE_TO_HOST, outputs[i].bytes.data(),
+                                     buffers[inputs.size() + i], outputs[i].bytes.size()};
+        EXPECT_EQ(take(api_->memory_copy(&copy)).code, OPCERT_ERROR_OK);
+      }
+    }
+    for (void* b : buffers) {
+      opcert_memory_free_args f{sizeof(f), backend_, device_, b};
+      EXPECT_EQ(take(api_->memory_free(&f)).code, OPCERT_ERROR_OK);
+    }
+    return result;
+  }
+
+  const opcert_api* api_;
+  opcert_backend* backend_ = nullptr;
+  opcert_device device_{OPCERT_DEVICE_CPU, 0};
+};
+
+/// Deterministic pseudo-random values in [lo, hi] (an LCG: the tests need variety, not quality).
+inline std::vector<double> pseudo_random(std::size_t n, double lo, double hi, uint32_t seed) {
+  std::vector<double> v(n);
+  uint64_t s = seed * 2654435761u + 1;
+  for (auto& x : v) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    x = lo + (hi - lo) * static_cast<double>(s >> 11) / static_cast<double>(1ull << 53);
+  }
+  return v;
+}
+
+/// Expects every got[i] within abs_tol + rel_tol·|want[i]| of want[i]; NaN must meet NaN, ±inf the same ±inf.
+inline void expect_close(const std::vector<double>& got, const std::vector<double>& want, double rel_tol, double abs_tol,
+                         const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(want[i]) || std::isinf(want[i])) {
+      EXPECT_TRUE(std::isnan(want[i]) ? std::isnan(got[i]) : got[i] == want[i]) << what << "[" << i << "] got " << got[i]
+                                                                                 << " want " << want[i];
+      continue;
+    }
+    EXPECT_NEAR(got[i], want[i], abs_tol + rel_tol * std::fabs(want[i])) << what << "[" << i << "]";
+  }
+}
+
+// Unit roundoffs of the output dtypes.
+constexpr double kBf16Eps = 1.0 / 256, kF16Eps = 1.0 / 2048, kF32Eps = 1.0 / 8388608;
+
+}  // namespace opcert::torch_test

@@ -1,0 +1,165 @@
+#include "check/compare.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "model/scalar_codec.h"
+
+namespace opcert {
+namespace {
+
+using ::testing::HasSubstr;
+
+TensorSpec spec(const std::string& name, opcert_dtype dtype, std::vector<int64_t> shape) {
+  TensorSpec s;
+  s.name = name;
+  s.dtype = dtype;
+  s.shape = std::move(shape);
+  return s;
+}
+
+// A gemm case of the given output dtype and K, for its tolerance.
+Case gemm_case(opcert_dtype dtype, int64_t k, FillMode fill = FillMode::kRandom) {
+  Case c;
+  c.op = "gemm";
+  c.id = "gemm.test";
+  c.fill_mode = fill;
+  c.inputs = {spec("a", dtype, {1, k}), spec("b", dtype, {4, k})};
+  c.outputs = {spec("c", dtype, {1, 4})};
+  return c;
+}
+
+HostTensor tensor_of(const TensorSpec& s, const std::vector<double>& values) {
+  HostTensor t(s);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    store_as(s.dtype, values[i], t.bytes.data() + i * (t.bytes.size() / values.size()));
+  return t;
+}
+
+ReferenceOutput reference(const std::string& name, std::vector<double> values, std::vector<double> magnitude = {}) {
+  ReferenceOutput r;
+  r.name = name;
+  r.values = std::move(values);
+  r.magnitude = std::move(magnitude);
+  return r;
+}
+
+TEST(Tolerance, GemmBoundIsOutputRoundingPlusAccumulation) {
+  const Case c = gemm_case(OPCERT_DTYPE_BF16, 64);
+  const ReferenceOutput ref = reference("c", {1.0, 0, 0, 0}, {10.0, 0, 0, 0});
+  const OutputTolerance t = output_tolerance(c, ref);
+  // relative 2u = 2^-7 for bf16; absolute (2 sqrt(64) + 4) * 2^-24 * magnitude + least subnormal.
+  EXPECT_DOUBLE_EQ(t.relative, 0x1.0p-7);
+  EXPECT_NEAR(t.bound(0, 1.0), 0x1.0p-7 + 20.0 * 0x1.0p-24 * 10.0, 1e-12);
+  EXPECT_NEAR(t.bound(1, 0.0), least_subnormal(OPCERT_DTYPE_BF16), 1e-45);
+
+  const OutputTolerance exact = output_tolerance(gemm_case(OPCERT_DTYPE_BF16, 64, FillMode::kExact), ref);
+  EXPECT_DOUBLE_EQ(exact.relative, 0x1.0p-8);
+
+  const OutputTolerance overridden = output_tolerance(c, ref, BoundOverride{0.5, 0.0});
+  EXPECT_DOUBLE_EQ(overridden.bound(0, 1.0), 0.5);
+}
+
+TEST(Compare, IdenticalOutputPassesWithPerfectMetrics) {
+  const Case c = gemm_case(OPCERT_DTYPE_F32, 16);
+  const ReferenceOutput ref = reference("c", {1.5, -2.0, 0.25, 8.0});
+  const HostTensor got = tensor_of(c.outputs[0], {1.5, -2.0, 0.25, 8.0});
+  const TensorMetrics m = compare_output(got, ref, output_tolerance(c, ref));
+  EXPECT_EQ(m.checked, 4);
+  EXPECT_EQ(m.mismatches, 0);
+  EXPECT_EQ(m.max_abs, 0.0);
+  EXPECT_EQ(m.rmse, 0.0);
+  EXPECT_DOUBLE_EQ(m.cosine, 1.0);
+  EXPECT_EQ(m.max_ulp, 0);
+  EXPECT_EQ(m.error_ratio, 0.0);
+  std::string message;
+  EXPECT_EQ(judge({m}, message), Status::kPassed);
+}
+
+TEST(Compare, OneElementOutOfBoundFailsAndIsNamed) {
+  const Case c = gemm_case(OPCERT_DTYPE_BF16, 16);
+  const ReferenceOutput ref = reference("c", {1.0, 2.0, 3.0, 4.0});
+  // bf16 ulp at 4 is 2^-5; 4 + 3 ulps is far outside 2u|4| + accumulation.
+  const HostTensor got = tensor_of(c.outputs[0], {1.0, 2.0, 3.0, 4.0 + 3 * 0x1.0p-5});
+  const TensorMetrics m = compare_output(got, ref, output_tolerance(c, ref));
+  EXPECT_EQ(m.mismatches, 1);
+  EXPECT_EQ(m.worst.index, 3);
+  EXPECT_DOUBLE_EQ(m.max_abs, 3 * 0x1.0p-5);
+  EXPECT_DOUBLE_EQ(m.max_rel, 3 * 0x1.0p-5 / 4.0);
+  EXPECT_EQ(m.max_ulp, 3);
+  EXPECT_DOUBLE_EQ(m.mean_abs, 3 * 0x1.0p-5 / 4.0);
+  EXPECT_DOUBLE_EQ(m.rmse, std::sqrt((3 * 0x1.0p-5) * (3 * 0x1.0p-5) / 4.0));
+  EXPECT_GT(m.error_ratio, 1.0);
+  std::string message;
+  EXPECT_EQ(judge({m}, message), Status::kFailed);
+  EXPECT_THAT(message, HasSubstr("c: 1 of 4 elements out of bound; worst at [3]"));
+
+  // One ulp off passes: it is within 2u|v|.
+  const HostTensor close = tensor_of(c.outputs[0], {1.0, 2.0, 3.0, 4.0 + 0x1.0p-5});
+  EXPECT_EQ(compare_output(close, ref, output_tolerance(c, ref)).mismatches, 0);
+}
+
+TEST(Compare, NanAndInfMustMatchTheReference) {
+  const Case c = gemm_case(OPCERT_DTYPE_F32, 4);
+  const ReferenceOutput ref = reference("c", {NAN, INFINITY, 1.0, -INFINITY});
+  const HostTensor good = tensor_of(c.outputs[0], {NAN, INFINITY, 1.0, -INFINITY});
+  EXPECT_EQ(compare_output(good, ref, output_tolerance(c, ref)).mismatches, 0);
+
+  const HostTensor bad = tensor_of(c.outputs[0], {0.0, -INFINITY, NAN, -INFINITY});
+  const TensorMetrics m = compare_output(bad, ref, output_tolerance(c, ref));
+  EXPECT_EQ(m.mismatches, 3);
+  EXPECT_EQ(m.nan_inf_mismatches, 3);
+}
+
+TEST(Compare, IntegerOutputsMustBeExact) {
+  Case c = gemm_case(OPCERT_DTYPE_I8, 4);
+  c.op = "gemm_int8";
+  c.outputs = {spec("c", OPCERT_DTYPE_I32, {1, 4})};
+  const ReferenceOutput ref = reference("c", {100000, -7, 0, 3});
+  EXPECT_EQ(compare_output(tensor_of(c.outputs[0], {100000, -7, 0, 3}), ref, output_tolerance(c, ref)).mismatches, 0);
+  const TensorMetrics m = compare_output(tensor_of(c.outputs[0], {100001, -7, 0, 3}), ref, output_tolerance(c, ref));
+  EXPECT_EQ(m.mismatches, 1);
+  EXPECT_EQ(m.max_ulp, 1);
+}
+
+TEST(Compare, QuantizedCodeMayBeTheNeighbourOnlyAtARoundingBoundary) {
+  Case c;
+  c.op = "quantize";
+  c.inputs = {spec("x", OPCERT_DTYPE_F32, {1, 3})};
+  c.outputs = {spec("q", OPCERT_DTYPE_I8, {1, 3}), spec("scale", OPCERT_DTYPE_F32, {1})};
+  // 2.5 + a hair: rounds to 3, but fp32 noise may give 2. 1.2 is nowhere near a boundary.
+  const ReferenceOutput ref = reference("q", {2.5 + 1e-9, 1.2, 127.0});
+  const OutputTolerance t = output_tolerance(c, ref);
+  EXPECT_EQ(compare_output(tensor_of(c.outputs[0], {3, 1, 127}), ref, t).mismatches, 0);
+  EXPECT_EQ(compare_output(tensor_of(c.outputs[0], {2, 1, 127}), ref, t).mismatches, 0);
+  EXPECT_EQ(compare_output(tensor_of(c.outputs[0], {3, 2, 127}), ref, t).mismatches, 1);
+  EXPECT_EQ(compare_output(tensor_of(c.outputs[0], {3, 1, 126}), ref, t).mismatches, 1);
+}
+
+TEST(Compare, MostlyZeroReferenceIsMistrusted) {
+  Case c = gemm_case(OPCERT_DTYPE_F32, 4);
+  c.outputs = {spec("c", OPCERT_DTYPE_F32, {1, 20})};
+  std::vector<double> values(20, 0.0);
+  values[0] = 1.0;
+  const ReferenceOutput ref = reference("c", values);
+  const TensorMetrics m = compare_output(tensor_of(c.outputs[0], values), ref, output_tolerance(c, ref));
+  std::string message;
+  EXPECT_EQ(judge({m}, message), Status::kMistrusted);
+  EXPECT_THAT(message, HasSubstr("95% of the expected values are zero"));
+}
+
+TEST(Compare, SampledReferenceComparesOnlyItsIndices) {
+  Case c = gemm_case(OPCERT_DTYPE_F32, 4);
+  ReferenceOutput ref = reference("c", {2.0, 4.0});
+  ref.indices = {1, 3};
+  // Elements 0 and 2 are wrong but not sampled.
+  const TensorMetrics m = compare_output(tensor_of(c.outputs[0], {-9, 2.0, -9, 4.0}), ref, output_tolerance(c, ref));
+  EXPECT_EQ(m.checked, 2);
+  EXPECT_EQ(m.total, 4);
+  EXPECT_EQ(m.mismatches, 0);
+}
+
+}  // namespace
+}  // namespace opcert

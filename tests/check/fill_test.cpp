@@ -1,0 +1,98 @@
+#include "check/fill.h"
+
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cmath>
+
+#include "model/scalar_codec.h"
+
+namespace opcert {
+namespace {
+
+TensorSpec spec(const std::string& name, opcert_dtype dtype, std::vector<int64_t> shape, FillSpec fill) {
+  TensorSpec s;
+  s.name = name;
+  s.dtype = dtype;
+  s.shape = std::move(shape);
+  s.fill = std::move(fill);
+  return s;
+}
+
+TEST(Fill, RandomValuesAreInRangeAndAlreadyRoundedToTheDtype) {
+  FillSpec f;
+  f.lo = -2.0;
+  f.hi = 3.0;
+  const HostTensor t = generate_input(spec("a", OPCERT_DTYPE_BF16, {64, 33}, f), 1, "c");
+  ASSERT_EQ(t.bytes.size(), 64u * 33u * 2u);
+  for (double v : t.values()) {
+    EXPECT_GE(v, -2.0);
+    EXPECT_LE(v, 3.0);
+    EXPECT_EQ(v, round_to(OPCERT_DTYPE_BF16, v));
+  }
+}
+
+TEST(Fill, SameBytesForAnyThreadCount) {
+  FillSpec f;
+  const TensorSpec s = spec("a", OPCERT_DTYPE_F16, {1 << 18}, f);  // large enough to go parallel
+  omp_set_num_threads(1);
+  const HostTensor one = generate_input(s, 9, "case");
+  omp_set_num_threads(2);
+  const HostTensor two = generate_input(s, 9, "case");
+  EXPECT_EQ(one.bytes, two.bytes);
+  EXPECT_NE(one.bytes, generate_input(s, 10, "case").bytes);
+}
+
+TEST(Fill, ExactFillGivesIntegersWithTheAskedDensity) {
+  FillSpec f;
+  f.kind = FillSpec::Kind::kExact;
+  f.lo = -3;
+  f.hi = 3;
+  f.density = 0.25;
+  const HostTensor t = generate_input(spec("b", OPCERT_DTYPE_F32, {20000}, f), 3, "exact");
+  int nonzero = 0;
+  for (double v : t.values()) {
+    EXPECT_EQ(v, std::floor(v));
+    EXPECT_LE(std::fabs(v), 3.0);
+    nonzero += v != 0.0;
+  }
+  // Non-zero needs the density draw and a non-zero integer (6 of 7): about 0.25 * 6/7.
+  EXPECT_NEAR(nonzero / 20000.0, 0.25 * 6.0 / 7.0, 0.02);
+}
+
+TEST(Fill, ValuesAndSpecialsArePlacedExactly) {
+  FillSpec f;
+  f.kind = FillSpec::Kind::kValues;
+  f.values = {0, 3, 3, 7, 10};
+  const HostTensor cu = generate_input(spec("cu_seqlens_q", OPCERT_DTYPE_I32, {5}, f), 1, "v");
+  EXPECT_EQ(cu.values(), (std::vector<double>{0, 3, 3, 7, 10}));
+
+  FillSpec s;
+  s.special_every = 4;
+  s.specials = {NAN, INFINITY, -INFINITY};
+  const HostTensor x = generate_input(spec("x", OPCERT_DTYPE_F32, {12}, s), 1, "nan");
+  EXPECT_TRUE(std::isnan(x.value(3)));
+  EXPECT_EQ(x.value(7), INFINITY);
+  EXPECT_EQ(x.value(11), -INFINITY);
+  EXPECT_TRUE(std::isfinite(x.value(0)));
+
+  f.values = {1, 2};
+  EXPECT_THROW(generate_input(spec("p", OPCERT_DTYPE_I32, {3}, f), 1, "bad"), std::invalid_argument);
+}
+
+TEST(Fill, RopeTablesFollowTheAngleFormula) {
+  FillSpec c;
+  c.kind = FillSpec::Kind::kRopeCos;
+  c.base = 10000.0;
+  FillSpec s = c;
+  s.kind = FillSpec::Kind::kRopeSin;
+  const HostTensor cos = generate_input(spec("cos", OPCERT_DTYPE_F32, {8, 4}, c), 1, "rope");
+  const HostTensor sin = generate_input(spec("sin", OPCERT_DTYPE_F32, {8, 4}, s), 1, "rope");
+  // Row p = 5, column i = 2 of a rotary dim R = 8: angle 5 * 10000^(-2*2/8) = 5 / 100.
+  EXPECT_FLOAT_EQ(cos.value(5 * 4 + 2), std::cos(0.05));
+  EXPECT_FLOAT_EQ(sin.value(5 * 4 + 2), std::sin(0.05));
+  EXPECT_FLOAT_EQ(cos.value(0), 1.0f);
+}
+
+}  // namespace
+}  // namespace opcert

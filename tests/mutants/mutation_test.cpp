@@ -1,0 +1,148 @@
+// Every deliberately broken implementation must be reported FAILED, and the correct naive
+// implementation must PASS the very same case, so the case is sensitive to the defect and
+// nothing else (docs/TOLERANCES.md, calibration rule 2).
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "check/execution.h"
+#include "loader/backend_handle.h"
+#include "mutant_backend.h"
+
+namespace opcert {
+namespace {
+
+TensorSpec operand(const std::string& name, opcert_dtype dtype, std::vector<int64_t> shape, double lo = -1.0,
+                   double hi = 1.0) {
+  TensorSpec s;
+  s.name = name;
+  s.dtype = dtype;
+  s.shape = std::move(shape);
+  s.fill.lo = lo;
+  s.fill.hi = hi;
+  return s;
+}
+
+Case make_case(const std::string& op, std::vector<TensorSpec> inputs, std::vector<TensorSpec> outputs, Attrs attrs = {}) {
+  Case c;
+  c.suite = "mutants";
+  c.id = op + ".mutation";
+  c.op = op;
+  c.seed = 2026;
+  c.inputs = std::move(inputs);
+  c.outputs = std::move(outputs);
+  c.attrs = std::move(attrs);
+  return c;
+}
+
+struct Mutation {
+  const char* impl;   // the broken implementation's key
+  Case (*make)();     // a case the defect must show on
+};
+
+Case gemm_bf16() {
+  return make_case("gemm", {operand("a", OPCERT_DTYPE_BF16, {8, 512}), operand("b", OPCERT_DTYPE_BF16, {16, 512})},
+                   {operand("c", OPCERT_DTYPE_BF16, {8, 16})});
+}
+
+Case gemm_fp8_block() {
+  return make_case("gemm_fp8",
+                   {operand("a", OPCERT_DTYPE_F8_E4M3FN, {4, 256}, -240, 240),
+                    operand("b", OPCERT_DTYPE_F8_E4M3FN, {256, 256}, -240, 240),
+                    operand("a_scale", OPCERT_DTYPE_F32, {4, 2}, 1e-3, 1e-2),
+                    operand("b_scale", OPCERT_DTYPE_F32, {2, 2}, 1e-3, 1e-2)},
+                   {operand("c", OPCERT_DTYPE_BF16, {4, 256})}, {{"scaling", std::string("block")}});
+}
+
+Case gemm_int8_bf16() {
+  TensorSpec a = operand("a", OPCERT_DTYPE_I8, {8, 64}), b = operand("b", OPCERT_DTYPE_I8, {16, 64});
+  for (TensorSpec* t : {&a, &b}) {
+    t->fill.kind = FillSpec::Kind::kExact;
+    t->fill.lo = -127;
+    t->fill.hi = 127;
+  }
+  return make_case("gemm_int8",
+                   {a, b, operand("a_scale", OPCERT_DTYPE_F32, {8}, 1e-3, 1e-2),
+                    operand("b_scale", OPCERT_DTYPE_F32, {16}, 1e-3, 1e-2)},
+                   {operand("c", OPCERT_DTYPE_BF16, {8, 16})});
+}
+
+Case quantize_int8() {
+  return make_case("quantize", {operand("x", OPCERT_DTYPE_F32, {8, 256}, -8, 8)},
+                   {operand("q", OPCERT_DTYPE_I8, {8, 256}), operand("scale", OPCERT_DTYPE_F32, {8})});
+}
+
+Case attention_causal_gqa() {
+  return make_case("attention",
+                   {operand("q", OPCERT_DTYPE_BF16, {1, 64, 8, 64}), operand("k", OPCERT_DTYPE_BF16, {1, 64, 2, 64}),
+                    operand("v", OPCERT_DTYPE_BF16, {1, 64, 2, 64})},
+                   {operand("o", OPCERT_DTYPE_BF16, {1, 64, 8, 64}), operand("lse", OPCERT_DTYPE_F32, {1, 8, 64})},
+                   {{"causal", int64_t{1}}});
+}
+
+// Tiny activations: mean(x^2) is about 3e-7, so eps (1e-6) shapes the result.
+Case rms_norm_small() {
+  return make_case("rms_norm", {operand("x", OPCERT_DTYPE_F32, {4, 256}, -1e-3, 1e-3)},
+                   {operand("y", OPCERT_DTYPE_F32, {4, 256})}, {{"eps", 1e-6}});
+}
+
+Case layer_norm_small() {
+  return make_case("layer_norm", {operand("x", OPCERT_DTYPE_F32, {4, 256}, -1e-3, 1e-3)},
+                   {operand("y", OPCERT_DTYPE_F32, {4, 256})}, {{"eps", 1e-6}});
+}
+
+Case rope_fp32() {
+  TensorSpec cos = operand("cos", OPCERT_DTYPE_F32, {8, 32}), sin = operand("sin", OPCERT_DTYPE_F32, {8, 32});
+  cos.fill.kind = FillSpec::Kind::kRopeCos;
+  sin.fill.kind = FillSpec::Kind::kRopeSin;
+  return make_case("rope", {operand("q", OPCERT_DTYPE_F32, {1, 8, 2, 64}), cos, sin},
+                   {operand("q_out", OPCERT_DTYPE_F32, {1, 8, 2, 64})});
+}
+
+Case softmax_fp32() {
+  return make_case("softmax", {operand("x", OPCERT_DTYPE_F32, {4, 100}, -8, 8)}, {operand("y", OPCERT_DTYPE_F32, {4, 100})});
+}
+
+const Mutation kMutations[] = {
+    {"mutants.gemm.bf16_accumulation", gemm_bf16},
+    {"mutants.gemm.write_past_end", gemm_bf16},
+    {"mutants.gemm_fp8.scale_dropped", gemm_fp8_block},
+    {"mutants.gemm_fp8.block_scale_transposed", gemm_fp8_block},
+    {"mutants.gemm_int8.scale_dropped", gemm_int8_bf16},
+    {"mutants.quantize.wrong_qmax", quantize_int8},
+    {"mutants.attention.causal_off_by_one", attention_causal_gqa},
+    {"mutants.attention.wrong_gqa_mapping", attention_causal_gqa},
+    {"mutants.rms_norm.wrong_eps", rms_norm_small},
+    {"mutants.layer_norm.wrong_eps", layer_norm_small},
+    {"mutants.rope.missing_rotary_pair", rope_fp32},
+    {"mutants.softmax.write_past_end", softmax_fp32},
+};
+
+class MutationTest : public ::testing::TestWithParam<Mutation> {
+ protected:
+  static void SetUpTestSuite() { backend_ = BackendHandle::open(opcert_mutants_backend_get_api(), BackendSource{}); }
+  static void TearDownTestSuite() { backend_.reset(); }
+  static std::unique_ptr<BackendHandle> backend_;
+};
+
+std::unique_ptr<BackendHandle> MutationTest::backend_;
+
+TEST_P(MutationTest, TheCorrectControlPassesAndTheMutantFails) {
+  const Case c = GetParam().make();
+  const CaseResult control = execute_case(*backend_, "mutants." + c.op + ".correct", c);
+  EXPECT_EQ(control.status, Status::kPassed) << control.message;
+  const CaseResult mutant = execute_case(*backend_, GetParam().impl, c);
+  EXPECT_EQ(mutant.status, Status::kFailed) << GetParam().impl << " was not caught: " << mutant.message;
+  if (std::string(GetParam().impl).ends_with("write_past_end")) EXPECT_TRUE(mutant.out_of_bounds_write);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryDefect, MutationTest, ::testing::ValuesIn(kMutations),
+                         [](const auto& info) {
+                           std::string name = std::string(info.param.impl).substr(sizeof("mutants.") - 1);
+                           for (char& ch : name)
+                             if (ch == '.') ch = '_';
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace opcert

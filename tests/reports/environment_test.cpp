@@ -1,0 +1,86 @@
+#include "reports/environment.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <array>
+
+#include "test_support.h"
+
+namespace opcert {
+namespace {
+
+using nlohmann::json;
+
+TEST(Environment, CpuModelFromCpuinfo) {
+  const std::string x86 =
+      "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel\t\t: 143\n"
+      "model name\t: Intel(R) Xeon(R) Platinum 8480+\nflags\t\t: fpu vme\n\nprocessor\t: 1\n"
+      "model name\t: Intel(R) Xeon(R) Platinum 8480+\n";
+  EXPECT_EQ(cpu_model_from_cpuinfo(x86), "Intel(R) Xeon(R) Platinum 8480+");
+  EXPECT_EQ(cpu_model_from_cpuinfo("processor : 0\nBogoMIPS : 50.00\nHardware : BCM2835\n"), "BCM2835");
+  EXPECT_EQ(cpu_model_from_cpuinfo("processor : 0\nBogoMIPS : 50.00\n"), std::nullopt);
+}
+
+TEST(Environment, MemoryTotalFromMeminfo) {
+  EXPECT_EQ(memory_total_from_meminfo("MemTotal:       16318652 kB\nMemFree:         1234 kB\n"),
+            uint64_t{16318652} * 1024);
+  EXPECT_EQ(memory_total_from_meminfo("MemFree: 12 kB\n"), std::nullopt);
+}
+
+TEST(Environment, GpusFromNvidiaSmi) {
+  const json gpus = gpus_from_nvidia_smi(
+      "NVIDIA H100 80GB HBM3, 580.159.04, 81559 MiB, 1980 MHz, 2619 MHz\n"  // as an H100 host prints it
+      "NVIDIA A10, 535.104.05, 23028 MiB, [N/A], 6251 MHz\n");
+  ASSERT_TRUE(gpus.is_array());
+  ASSERT_EQ(gpus.size(), 2u);
+  EXPECT_EQ(gpus[0], (json{{"index", 0},
+                           {"name", "NVIDIA H100 80GB HBM3"},
+                           {"driver_version", "580.159.04"},
+                           {"memory_total_mib", 81559},
+                           {"sm_clock_max_mhz", 1980},
+                           {"mem_clock_max_mhz", 2619}}));
+  EXPECT_EQ(gpus[1]["index"], 1);
+  EXPECT_TRUE(gpus[1]["sm_clock_max_mhz"].is_null());
+  EXPECT_EQ(gpus[1]["mem_clock_max_mhz"], 6251);
+}
+
+TEST(Environment, NvidiaSmiFailureTextIsNoGpu) {
+  EXPECT_TRUE(gpus_from_nvidia_smi("").is_null());
+  EXPECT_TRUE(gpus_from_nvidia_smi(
+                  "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
+                  "latest NVIDIA driver is installed and running.\n")
+                  .is_null());
+}
+
+TEST(Environment, CaptureRecordsThisMachineAndTheInputs) {
+  EnvironmentInputs in;
+  in.opcert_version = "0.1.0";
+  in.git_commit = "abc1234";
+  in.libraries = {{"torch", "1.13.1"}};
+  const json env = capture_environment(in);
+
+  std::array<char, 256> host{};
+  ASSERT_EQ(::gethostname(host.data(), host.size() - 1), 0);
+  EXPECT_EQ(env["host"], std::string(host.data()));
+  EXPECT_EQ(env["os"]["sysname"], "Linux");
+  EXPECT_EQ(env["cpu"]["logical_cores"], ::sysconf(_SC_NPROCESSORS_ONLN));
+  EXPECT_TRUE(env["cpu"]["model"].is_string());
+  ASSERT_TRUE(env["memory_total_bytes"].is_number_unsigned());
+  EXPECT_GT(env["memory_total_bytes"].get<uint64_t>(), uint64_t{1} << 26);
+  EXPECT_EQ(env["opcert_version"], "0.1.0");
+  EXPECT_EQ(env["git_commit"], "abc1234");
+  EXPECT_EQ(env["libraries"]["torch"], "1.13.1");
+  EXPECT_TRUE(env["compiler"].is_string());  // the one this library was built with
+  EXPECT_TRUE(env["build_type"].is_null());
+  // GPU facts exactly when nvidia-smi is there to give them.
+  const bool has_smi = test::run_command("command -v nvidia-smi >/dev/null").exit_code == 0;
+  if (has_smi) {
+    EXPECT_TRUE(env["gpus"].is_array()) << env.dump();
+  } else {
+    EXPECT_TRUE(env["gpus"].is_null()) << env.dump();
+  }
+}
+
+}  // namespace
+}  // namespace opcert

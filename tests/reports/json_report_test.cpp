@@ -1,0 +1,158 @@
+#include "reports/json_report_writer.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "reports/report_writer.h"
+#include "reports/results_stream.h"
+#include "sample_report.h"
+#include "test_support.h"
+
+namespace opcert {
+namespace {
+
+using nlohmann::json;
+
+const std::filesystem::path kSchema = std::filesystem::path(OPCERT_SCHEMA_DIR) / "report.schema.json";
+
+// Validates a JSON file (or, with "jsonl", each line of one) against report.schema.json or one of
+// its $defs; prints each error with its location and exits 1 when there is one.
+constexpr const char* kValidator = R"PY(
+import json, sys
+from jsonschema import Draft202012Validator
+schema_path, doc_path, definition, mode = sys.argv[1:5]
+schema = json.load(open(schema_path))
+Draft202012Validator.check_schema(schema)
+if definition != "-":
+    schema = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": "#/$defs/" + definition}
+validator = Draft202012Validator(schema)
+docs = [json.loads(l) for l in open(doc_path) if l.strip()] if mode == "jsonl" else [json.load(open(doc_path))]
+bad = 0
+for n, doc in enumerate(docs, 1):
+    for e in validator.iter_errors(doc):
+        bad += 1
+        print(f"doc {n}: /{'/'.join(map(str, e.absolute_path))}: {e.message}")
+print(f"{len(docs)} document(s), {bad} error(s)")
+sys.exit(1 if bad else 0)
+)PY";
+
+class ReportSchema : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    python_ = test::python_with_jsonschema();
+    if (python_.empty())
+      GTEST_SKIP() << "no python3 with jsonschema (Draft 2020-12): apt-get install python3-jsonschema";
+    test::write_file(dir_.path() / "validate.py", kValidator);
+  }
+  test::CommandResult validate(const std::filesystem::path& doc, const std::string& definition = "-",
+                               const std::string& mode = "json") {
+    return test::run_command(python_ + " " + test::shell_quote((dir_.path() / "validate.py").string()) + " " +
+                             test::shell_quote(kSchema.string()) + " " + test::shell_quote(doc.string()) + " " +
+                             definition + " " + mode);
+  }
+  test::ScratchDir dir_;
+  std::string python_;
+};
+
+TEST_F(ReportSchema, WrittenReportValidates) {
+  make_json_report_writer()->write(test::sample_report(), dir_.path());
+  const auto r = validate(dir_.path() / "report.json");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+TEST_F(ReportSchema, EmptyInterruptedRunValidates) {
+  RunReport report;
+  report.complete = false;
+  report.exit_code = 1;
+  make_json_report_writer()->write(report, dir_.path());
+  const auto r = validate(dir_.path() / "report.json");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+TEST_F(ReportSchema, EveryResultsJsonlLineValidatesAsAResult) {
+  {
+    ResultsStream stream(dir_.path(), ResultsStream::Mode::kTruncate);
+    for (const auto& result : test::sample_report().results) stream.append(result);
+  }
+  const auto r = validate(dir_.path() / "results.jsonl", "result", "jsonl");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("11 document(s), 0 error(s)"), std::string::npos) << r.output;
+}
+
+TEST_F(ReportSchema, RejectsWhatIsNotAReport) {
+  // The validator must be able to fail: an unknown status, a missing field, a bad measure string.
+  json doc = report_to_json(test::sample_report());
+  doc["results"][0]["status"] = "BOGUS";
+  doc.erase("seed");
+  doc["results"][1]["metrics"][0]["rmse"] = "NaN";
+  test::write_file(dir_.path() / "bad.json", doc.dump());
+  const auto r = validate(dir_.path() / "bad.json");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("BOGUS"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("'seed' is a required property"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("/results/1/metrics/0/rmse"), std::string::npos) << r.output;
+}
+
+TEST(JsonReport, HeaderFieldsAndSuite) {
+  const json doc = report_to_json(test::sample_report());
+  EXPECT_EQ(doc["schema_version"], "1.0");
+  EXPECT_EQ(doc["kind"], "opcert-conformance-report");
+  EXPECT_EQ(doc["opcert_version"], "0.1.0");
+  EXPECT_EQ(doc["seed"], 7);
+  EXPECT_EQ(doc["platform"], "h100-sxm");
+  EXPECT_EQ(doc["suite"]["sha256"], std::string(64, 'a'));
+  EXPECT_EQ(doc["complete"], true);
+  EXPECT_EQ(doc["exit_code"], 1);
+  EXPECT_EQ(doc["environment"]["git_commit"], "abc1234");
+  ASSERT_EQ(doc["backends"].size(), 3u);
+  EXPECT_EQ(doc["backends"][1]["library_path"], "/opt/acme/libacme.so");
+  EXPECT_TRUE(doc["backends"][0]["library_path"].is_null());
+  EXPECT_EQ(doc["backends"][2]["peer"], true);
+  EXPECT_EQ(doc["results"].size(), 11u);
+}
+
+TEST(JsonReport, SummaryCountsByHand) {
+  const json s = report_to_json(test::sample_report())["summary"];
+  EXPECT_EQ(s["total"], 11);
+  EXPECT_EQ(s["counts"]["PASSED"], 5);  // cpu g1, acme g1, torch g1..g3
+  EXPECT_EQ(s["counts"]["FAILED"], 1);
+  EXPECT_EQ(s["counts"]["TIMEOUT"], 1);
+
+  const json& cpu = s["backends"]["cpu"];
+  EXPECT_EQ(cpu["total"], 5);
+  EXPECT_EQ(cpu["peer"], false);
+  EXPECT_EQ(cpu["ops"]["gemm"]["counts"],
+            (json{{"PASSED", 1}, {"FAILED", 1}, {"MISTRUSTED", 1}, {"SKIPPED", 0}, {"ERROR", 0}, {"CRASHED", 0}, {"TIMEOUT", 0}}));
+  EXPECT_EQ(cpu["ops"]["gemm"]["worst_alignment_ratio"], "nan");  // g2's NaN is the worst
+  EXPECT_EQ(cpu["ops"]["softmax"]["counts"]["SKIPPED"], 1);
+  EXPECT_EQ(cpu["ops"]["softmax"]["counts"]["CRASHED"], 1);
+  EXPECT_TRUE(cpu["ops"]["softmax"]["worst_alignment_ratio"].is_null());
+
+  const json& acme = s["backends"]["acme"];
+  EXPECT_EQ(acme["ops"]["gemm"]["worst_alignment_ratio"], 0.5);
+  EXPECT_EQ(acme["counts"]["ERROR"], 1);
+  EXPECT_EQ(s["backends"]["torch"]["peer"], true);
+  EXPECT_EQ(s["backends"]["torch"]["counts"]["PASSED"], 3);
+}
+
+TEST(JsonReport, NonFiniteMeasuresAreStrings) {
+  const json doc = report_to_json(test::sample_report());
+  const json& g2 = doc["results"][1];
+  EXPECT_EQ(g2["metrics"][0]["rmse"], "nan");
+  EXPECT_EQ(g2["metrics"][0]["max_rel"], "inf");
+  EXPECT_EQ(g2["alignment_ratio"], "nan");
+  EXPECT_EQ(doc["results"][0]["alignment_ratio"], 2.5);
+}
+
+TEST(JsonReport, InvalidUtf8InAMessageDoesNotLoseTheReport) {
+  test::ScratchDir dir;
+  auto report = test::sample_report();
+  report.results[0].message = "bad byte \xff here";
+  make_json_report_writer()->write(report, dir.path());
+  const json doc = json::parse(test::read_file(dir.path() / "report.json"));
+  EXPECT_EQ(doc["results"][0]["message"], "bad byte \xEF\xBF\xBD here");
+}
+
+}  // namespace
+}  // namespace opcert

@@ -1,0 +1,239 @@
+// `opcert run` end to end, as a user runs it, against the crashy test plugin: its softmax
+// segfaults when the first dimension is 3, hangs when it is 5, passes otherwise, and supports
+// only fp32 (tests/plugins/test_crashy.cpp, tests/run/data/crashy_suite.json).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "cli/run_opcert.h"
+
+extern char** environ;
+
+namespace opcert::test {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<json> read_jsonl(const fs::path& path) {
+  std::vector<json> lines;
+  std::istringstream in(slurp(path));
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) lines.push_back(json::parse(line));
+  return lines;
+}
+
+// case id -> status, for one backend's lines of results.jsonl.
+std::map<std::string, std::string> statuses(const std::vector<json>& results, const std::string& backend) {
+  std::map<std::string, std::string> out;
+  for (const auto& r : results)
+    if (r.at("backend") == backend) out[r.at("case").get<std::string>()] = r.at("status").get<std::string>();
+  return out;
+}
+
+std::string crashy_args(const std::string& out_dir) {
+  return std::string("run --plugin ") + TEST_CRASHY_PLUGIN + " --backend crashy --suite " + CRASHY_SUITE +
+         " --out " + out_dir + " --progress plain";
+}
+
+std::size_t count_lines(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+
+TEST(RunEndToEnd, CrashAndHangAreIsolatedAndTheRunGoesOn) {
+  TempDir dir;
+  const std::string out = dir.path() + "/out";
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = run_opcert(crashy_args(out) + " --timeout 2");
+  const auto took = std::chrono::steady_clock::now() - t0;
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_LT(took, std::chrono::seconds(60)) << "the hang must be cut by the 2 s timeout";
+
+  const auto results = read_jsonl(fs::path(out) / "results.jsonl");
+  const std::map<std::string, std::string> expected{{"softmax.d2", "PASSED"},  {"softmax.d3", "CRASHED"},
+                                                    {"softmax.d4", "PASSED"},  {"softmax.d5", "TIMEOUT"},
+                                                    {"softmax.d6", "PASSED"},  {"softmax.d4.fp16", "SKIPPED"}};
+  EXPECT_EQ(statuses(results, "crashy"), expected);
+  for (const auto& res : results) {
+    if (res.at("backend") != "crashy") continue;
+    const std::string id = res.at("case");
+    const std::string repro = res.at("repro");
+    EXPECT_NE(repro.find("opcert run --backend crashy --impl crashy.softmax.segv"), std::string::npos) << repro;
+    std::string escaped;
+    for (char ch : id) escaped += ch == '.' ? std::string("\\.") : std::string(1, ch);
+    EXPECT_NE(repro.find("--filter '^" + escaped + "$'"), std::string::npos) << repro;
+    EXPECT_NE(repro.find(std::string("--plugin ") + TEST_CRASHY_PLUGIN), std::string::npos) << repro;
+    EXPECT_NE(repro.find(" --seed 1"), std::string::npos) << repro;
+    if (id == "softmax.d3") {
+      EXPECT_EQ(res.at("message"), "worker died with SIGSEGV during the case; see logs/crashy.worker.log");
+    }
+    if (id == "softmax.d5") {
+      EXPECT_NE(res.at("message").get<std::string>().find("2 s timeout"), std::string::npos) << res.dump();
+      EXPECT_GE(res.at("duration_ms").get<double>(), 2000.0);
+    }
+    if (id == "softmax.d4.fp16") {
+      EXPECT_EQ(res.at("message"), "crashy softmax supports only fp32");
+    }
+  }
+  EXPECT_NE(r.err.find("[2/"), std::string::npos) << "plain progress lines: " << r.err;
+  EXPECT_NE(r.err.find("softmax.d3 CRASHED"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("    repro: opcert run --backend crashy"), std::string::npos) << r.err;
+
+  for (const char* file : {"report.json", "junit.xml", "summary.md", "logs/crashy.worker.log"})
+    EXPECT_TRUE(fs::is_regular_file(fs::path(out) / file)) << file;
+  const json report = json::parse(slurp(fs::path(out) / "report.json"));
+  EXPECT_EQ(report.at("complete"), true);
+  EXPECT_EQ(report.at("exit_code"), 1);
+  EXPECT_EQ(report.at("seed"), 1);
+  bool saw_crashy = false;
+  for (const auto& b : report.at("backends")) {
+    if (b.at("name") == "crashy") {
+      saw_crashy = true;
+      EXPECT_EQ(b.at("source"), "plugin");
+      EXPECT_EQ(b.at("peer"), false);
+      EXPECT_EQ(b.at("sha256").get<std::string>().size(), 64u);
+    }
+    if (b.at("name") == "torch") {
+      EXPECT_EQ(b.at("peer"), true) << "torch runs as the alignment peer";
+    }
+  }
+  EXPECT_TRUE(saw_crashy);
+  EXPECT_EQ(report.at("results").size(), results.size()) << "report.json has every streamed result";
+  EXPECT_NE(r.out.find("crashy"), std::string::npos) << "the summary table: " << r.out;
+  EXPECT_NE(r.out.find(out), std::string::npos) << "names the output directory: " << r.out;
+}
+
+TEST(RunEndToEnd, PassingCasesExitZeroAndThePeerDoesNotGate) {
+  TempDir dir;
+  const std::string out = dir.path() + "/out";
+  const auto r = run_opcert(crashy_args(out) + " --filter '^softmax\\.d(2|4)$'");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto results = read_jsonl(fs::path(out) / "results.jsonl");
+  EXPECT_EQ(statuses(results, "crashy"),
+            (std::map<std::string, std::string>{{"softmax.d2", "PASSED"}, {"softmax.d4", "PASSED"}}));
+}
+
+TEST(RunEndToEnd, NoPeerRunsOnlyTheSelectedBackend) {
+  TempDir dir;
+  const std::string out = dir.path() + "/out";
+  const auto r = run_opcert(crashy_args(out) + " --no-peer --filter 'd2$'");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto results = read_jsonl(fs::path(out) / "results.jsonl");
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].at("backend"), "crashy");
+}
+
+TEST(RunEndToEnd, SigtermKeepsWhatWasMeasured) {
+  TempDir dir;
+  const std::string out = dir.path() + "/out";
+  const std::string log = dir.path() + "/opcert.log";
+  // d2, d3 (crash) and d4 finish, then d5 hangs under a long timeout: SIGTERM arrives there.
+  std::vector<std::string> args{OPCERT_BINARY, "run", "--plugin", TEST_CRASHY_PLUGIN, "--backend", "crashy",
+                                "--no-peer", "--suite", CRASHY_SUITE, "--out", out, "--progress", "plain",
+                                "--timeout", "120"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  pid_t pid = -1;
+  ASSERT_EQ(posix_spawn(&pid, OPCERT_BINARY, &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+
+  const auto results_path = fs::path(out) / "results.jsonl";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline &&
+         (!fs::exists(results_path) || count_lines(slurp(results_path)) < 3))
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_EQ(count_lines(slurp(results_path)), 3u) << slurp(log);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // inside the hanging case now
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10)) << "stops promptly";
+  ASSERT_TRUE(WIFEXITED(status)) << "handled, not killed by the signal";
+  EXPECT_EQ(WEXITSTATUS(status), 130) << slurp(log);
+
+  const auto results = read_jsonl(results_path);
+  EXPECT_EQ(statuses(results, "crashy"),
+            (std::map<std::string, std::string>{
+                {"softmax.d2", "PASSED"}, {"softmax.d3", "CRASHED"}, {"softmax.d4", "PASSED"}}));
+  const json report = json::parse(slurp(fs::path(out) / "report.json"));
+  EXPECT_EQ(report.at("complete"), false);
+  EXPECT_EQ(report.at("results").size(), 3u);
+  EXPECT_TRUE(fs::is_regular_file(fs::path(out) / "junit.xml"));
+  EXPECT_TRUE(fs::is_regular_file(fs::path(out) / "summary.md"));
+  EXPECT_NE(slurp(log).find("SIGTERM"), std::string::npos) << slurp(log);
+}
+
+TEST(RunEndToEnd, BadFilterIsOneLineAndExitTwo) {
+  TempDir dir;
+  const auto r = run_opcert(crashy_args(dir.path() + "/out") + " --filter 'softmax('");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+  EXPECT_EQ(r.err.rfind("opcert: error: --filter 'softmax(' is not a valid regular expression", 0), 0u) << r.err;
+  EXPECT_FALSE(fs::exists(dir.path() + "/out")) << "nothing is created for bad usage";
+}
+
+TEST(RunEndToEnd, FilterMatchingNothingAndUnknownSuiteExitTwo) {
+  TempDir dir;
+  const auto none = run_opcert(crashy_args(dir.path() + "/out") + " --filter '^nothing$'");
+  EXPECT_EQ(none.exit_code, 2) << none.err;
+  EXPECT_NE(none.err.find("matches none of the 6 cases"), std::string::npos) << none.err;
+  const auto unknown = run_opcert("run --suite no-such-suite --out " + dir.path() + "/o2");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("no-such-suite"), std::string::npos) << unknown.err;
+  const auto impl = run_opcert(crashy_args(dir.path() + "/o3") + " --impl 'nope.*'");
+  EXPECT_EQ(impl.exit_code, 2);
+  EXPECT_NE(impl.err.find("--impl 'nope.*'"), std::string::npos) << impl.err;
+}
+
+TEST(RunEndToEnd, OutThatIsAFileExitsTwo) {
+  TempDir dir;
+  const std::string file = dir.write("taken", "x");
+  const auto r = run_opcert(crashy_args(file));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--out '" + file + "' exists and is not a directory"), std::string::npos) << r.err;
+}
+
+TEST(RunEndToEnd, NoBackendExitsThree) {
+  TempDir dir;
+  const auto r = run_opcert("run --backend no_such_backend --suite " + std::string(CRASHY_SUITE) + " --out " +
+                            dir.path() + "/out");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("no_such_backend"), std::string::npos) << r.err;
+}
+
+TEST(RunEndToEnd, ABackendWithoutTheSuitesOpsExitsThree) {
+  TempDir dir;
+  // crashy has only softmax; smoke's gemm cases give it nothing to run.
+  const auto r = run_opcert(std::string("run --plugin ") + TEST_CRASHY_PLUGIN +
+                            " --backend crashy --suite smoke --filter '^gemm\\.' --out " + dir.path() + "/out");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("no selected backend (crashy) has an implementation"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace opcert::test
