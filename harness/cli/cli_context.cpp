@@ -1,5 +1,9 @@
 #include "cli/cli_context.h"
 
+#include <algorithm>
+
+#include "cli/build_info.h"
+
 #include <fmt/format.h>
 
 #include "cli/builtin_backends.h"
@@ -57,6 +61,27 @@ std::vector<BackendHandle*> select_backends(const Registry& registry, const std:
     throw NoBackendError(fmt::format("--backend '{}' selects no usable backend; `opcert list` shows what is there",
                                      selection));
   return selected;
+}
+
+std::vector<RunTarget> run_targets(const Registry& registry, const std::vector<BackendHandle*>& selected, bool no_peer) {
+  std::vector<RunTarget> targets;
+  BackendHandle* torch = registry.find("torch");
+  const bool torch_selected = torch && std::find(selected.begin(), selected.end(), torch) != selected.end();
+  if (torch && (torch_selected || !no_peer)) targets.push_back({torch, !torch_selected});
+  for (BackendHandle* b : selected)
+    if (b != torch) targets.push_back({b, false});
+  return targets;
+}
+
+EnvironmentInputs environment_inputs(const Registry& registry) {
+  const BuildInfo& build = build_info();
+  EnvironmentInputs e;
+  e.opcert_version = std::string(build.version);
+  e.git_commit = std::string(build.git_commit);
+  e.compiler = std::string(build.compiler);
+  e.build_type = std::string(build.build_type);
+  if (const BackendHandle* torch = registry.find("torch")) e.libraries["torch"] = torch->version();
+  return e;
 }
 
 }  // namespace opcert

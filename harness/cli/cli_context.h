@@ -10,6 +10,8 @@
 
 #include "loader/platform/platform_config.h"
 #include "loader/registry.h"
+#include "reports/environment.h"
+#include "run/conformance_runner.h"
 
 namespace opcert {
 
@@ -30,6 +32,13 @@ std::unique_ptr<Registry> load_registry(const CommonOptions& options);
 
 /// Built-in platforms merged with OPCERT_PLATFORM_JSON and --platform-config; InputError on bad files.
 PlatformCatalog load_platform_catalog(const CommonOptions& options);
+
+/// The targets of a run or bench: the torch backend first (as the peer when it was not selected,
+/// unless `no_peer`), then the selected backends in order.
+std::vector<RunTarget> run_targets(const Registry& registry, const std::vector<BackendHandle*>& selected, bool no_peer);
+
+/// This build's facts and the versions of the libraries the registry loaded, for the report.
+EnvironmentInputs environment_inputs(const Registry& registry);
 
 /// The selected backends; an include pattern that matches no usable backend, or an empty
 /// selection, is a NoBackendError (exit 3) naming what is usable.

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   int exit_code = opcert::kExitOk;
   opcert::add_list_verb(app, exit_code);
   opcert::add_run_verb(app, exit_code);
+  opcert::add_bench_verb(app, exit_code);
   opcert::add_version_verb(app, exit_code);
   opcert::add_worker_verb(app, exit_code);
 
@@ -35,6 +36,11 @@ int main(int argc, char** argv) {
   } catch (const opcert::NoBackendError& e) {
     std::fprintf(stderr, "opcert: error: %s\n", e.what());
     return opcert::kExitNoBackend;
+  } catch (const std::exception& e) {
+    // A failure of the machine rather than of the input (a full disk, a backend that cannot start):
+    // one line, and the exit code of a failed check, never a crash.
+    std::fprintf(stderr, "opcert: error: %s\n", e.what());
+    return opcert::kExitCheckFailed;
   }
   return exit_code;
 }

@@ -36,17 +36,6 @@ std::string suite_for_repro(const std::string& asked, const Suite& suite) {
 
 std::string absolute(const std::string& path) { return std::filesystem::absolute(path).lexically_normal().string(); }
 
-// The torch backend runs first: as the alignment peer when not selected (unless --no-peer).
-std::vector<RunTarget> run_targets(const Registry& registry, const std::vector<BackendHandle*>& selected, bool no_peer) {
-  std::vector<RunTarget> targets;
-  BackendHandle* torch = registry.find("torch");
-  const bool torch_selected = torch && std::find(selected.begin(), selected.end(), torch) != selected.end();
-  if (torch && (torch_selected || !no_peer)) targets.push_back({torch, !torch_selected});
-  for (BackendHandle* b : selected)
-    if (b != torch) targets.push_back({b, false});
-  return targets;
-}
-
 }  // namespace
 
 void add_run_verb(CLI::App& app, int& exit_code) {
@@ -107,12 +96,7 @@ void add_run_verb(CLI::App& app, int& exit_code) {
       s.repro_options.insert(s.repro_options.end(), {"--platform", options->platform});
     }
     s.repro_suite = suite_for_repro(flags->suite, suite);
-    const BuildInfo& build = build_info();
-    s.environment.opcert_version = std::string(build.version);
-    s.environment.git_commit = std::string(build.git_commit);
-    s.environment.compiler = std::string(build.compiler);
-    s.environment.build_type = std::string(build.build_type);
-    if (const BackendHandle* torch = registry->find("torch")) s.environment.libraries["torch"] = torch->version();
+    s.environment = environment_inputs(*registry);
 
     exit_code = run_conformance(run_targets(*registry, selected, flags->no_peer), suite, s);
   });

@@ -142,4 +142,29 @@ void BackendHandle::run(const opcert_op_call& call, opcert_comm* comm) {
   check(api_->run_op(&a), "run_op failed");
 }
 
+opcert_event* BackendHandle::create_event(opcert_device device) {
+  opcert_event_create_args a{sizeof(a), backend_, device, nullptr};
+  check(api_->event_create(&a), "event_create failed");
+  return a.event;
+}
+
+void BackendHandle::destroy_event(opcert_event* event) noexcept {
+  opcert_event_destroy_args a{sizeof(a), backend_, event};
+  if (opcert_error* err = api_->event_destroy(&a)) {
+    opcert_error_destroy_args destroy{sizeof(destroy), err};
+    api_->error_destroy(&destroy);  // a destructor path: nothing useful to do with the error
+  }
+}
+
+void BackendHandle::record_event(opcert_event* event) {
+  opcert_event_record_args a{sizeof(a), backend_, event};
+  check(api_->event_record(&a), "event_record failed");
+}
+
+double BackendHandle::elapsed_ms(opcert_event* start, opcert_event* stop) {
+  opcert_event_elapsed_args a{sizeof(a), backend_, start, stop, 0.0};
+  check(api_->event_elapsed(&a), "event_elapsed failed");
+  return a.milliseconds;
+}
+
 }  // namespace opcert

@@ -73,6 +73,12 @@ class BackendHandle {
   SupportAnswer query(const opcert_op_call& call);
   void run(const opcert_op_call& call, opcert_comm* comm = nullptr);
 
+  /// Device timing events (only when has_events()). Elapsed time waits for `stop`.
+  opcert_event* create_event(opcert_device device);
+  void destroy_event(opcert_event* event) noexcept;
+  void record_event(opcert_event* event);
+  double elapsed_ms(opcert_event* start, opcert_event* stop);
+
   const opcert_api& api() const { return *api_; }
   opcert_backend* raw() const { return backend_; }
 

@@ -8,6 +8,7 @@ enum ExitCode : int {
   kExitCheckFailed = 1,  // a case failed, crashed or timed out; a gate was not met
   kExitBadInput = 2,     // bad usage, a bad input file or environment value
   kExitNoBackend = 3,    // no usable backend matched the selection
+  kExitInterrupted = 130,  // stopped by SIGINT/SIGTERM; what finished is in the reports (128 + SIGINT)
 };
 
 }  // namespace opcert

@@ -31,43 +31,9 @@ std::vector<BackendPlan> plans_of(const std::vector<RunTarget>& targets) {
 
 // Checks the selections before anything starts; returns the jobs to run.
 std::vector<Job> plan_jobs(const std::vector<RunTarget>& targets, const Suite& suite, const RunSettings& s) {
-  const auto selected = filter_cases(suite.cases, s.filter);
-  if (selected.empty())
-    throw InputError(s.filter.empty() ? fmt::format("suite '{}' ({}) has no cases", suite.name, suite.path)
-                                      : fmt::format("--filter '{}' matches none of the {} cases of suite '{}'",
-                                                    s.filter, suite.cases.size(), suite.name));
-  const auto plans = plans_of(targets);
-  std::vector<BackendPlan> gated;
-  for (const auto& p : plans)
-    if (!p.peer) gated.push_back(p);
-  if (!s.impl_selection.empty() && matching_implementations(gated, s.impl_selection).empty())
-    throw InputError(fmt::format("--impl '{}' matches no implementation of the selected backends; "
-                                 "`opcert list` shows their implementation keys",
-                                 s.impl_selection));
-  auto jobs = build_jobs(plans, suite.cases, selected, s.impl_selection);
-  if (std::none_of(jobs.begin(), jobs.end(), [](const Job& j) { return !j.peer; })) {
-    std::vector<std::string> names;
-    for (const auto& p : gated) names.push_back(p.name);
-    throw NoBackendError(fmt::format("no selected backend ({}) has an implementation{} for the ops of the {} "
-                                     "selected case(s) of suite '{}'",
-                                     fmt::join(names, ", "),
-                                     s.impl_selection.empty() ? "" : " matching --impl '" + s.impl_selection + "'",
-                                     selected.size(), suite.name));
-  }
-  return jobs;
+  return plan_checked_jobs(plans_of(targets), suite, s.filter, s.impl_selection);
 }
 
-BackendRecord record_of(const RunTarget& t) {
-  const BackendSource& src = t.backend->source();
-  BackendRecord r;
-  r.name = t.backend->name();
-  r.version = t.backend->version();
-  r.source = src.kind == BackendSource::Kind::kPlugin ? "plugin" : "built-in";
-  r.library_path = src.library_path;
-  r.sha256 = src.sha256;
-  r.peer = t.peer;
-  return r;
-}
 
 WorkerLaunch launch_for(const RunTarget& t, const Suite& suite, const RunSettings& s) {
   WorkerLaunch launch;
@@ -85,6 +51,18 @@ WorkerLaunch launch_for(const RunTarget& t, const Suite& suite, const RunSetting
 
 }  // namespace
 
+BackendRecord backend_record(const RunTarget& t) {
+  const BackendSource& src = t.backend->source();
+  BackendRecord r;
+  r.name = t.backend->name();
+  r.version = t.backend->version();
+  r.source = src.kind == BackendSource::Kind::kPlugin ? "plugin" : "built-in";
+  r.library_path = src.library_path;
+  r.sha256 = src.sha256;
+  r.peer = t.peer;
+  return r;
+}
+
 int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, const RunSettings& s) {
   const auto jobs = plan_jobs(targets, suite, s);
   prepare_out_dir(s.out_dir);
@@ -98,7 +76,7 @@ int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, c
   report.seed = s.seed;
   report.platform = s.platform;
   report.started_at = iso_utc(std::chrono::system_clock::now());
-  for (const auto& t : targets) report.backends.push_back(record_of(t));
+  for (const auto& t : targets) report.backends.push_back(backend_record(t));
 
   ReproContext repro{s.repro_suite, s.seed, s.repro_options};
   std::unique_ptr<ResultsStream> opened;

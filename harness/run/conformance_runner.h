@@ -11,13 +11,12 @@
 
 #include "check/suite.h"
 #include "loader/backend_handle.h"
+#include "model/exit_codes.h"
 #include "reports/environment.h"
+#include "reports/run_report.h"
 #include "run/progress.h"
 
 namespace opcert {
-
-/// Exit code of a run stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it).
-inline constexpr int kExitInterrupted = 130;
 
 /// A backend taking part: a selected one, or the torch alignment peer (results kept, not gated).
 struct RunTarget {
@@ -43,6 +42,9 @@ struct RunSettings {
   std::string repro_suite;                   // the suite as a repro line names it
   EnvironmentInputs environment;             // build facts for the report's environment
 };
+
+/// The provenance of a target as reports record it (name, version, library and its sha256).
+BackendRecord backend_record(const RunTarget& target);
 
 /// Runs `suite` on `targets` and writes the reports into settings.out_dir; prints progress on
 /// stderr and the summary table on stdout. Returns the exit code: 0, 1 (a selected backend's

@@ -2,6 +2,11 @@
 
 #include <regex>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
 #include "loader/name_selection.h"
 #include "model/input_error.h"
 
@@ -62,6 +67,33 @@ std::vector<std::string> matching_implementations(const std::vector<BackendPlan>
     for (const auto& impl : b.implementations)
       if (impls.matches(impl.key)) keys.push_back(impl.key);
   return keys;
+}
+
+std::vector<Job> plan_checked_jobs(const std::vector<BackendPlan>& backends, const Suite& suite,
+                                   const std::string& filter, const std::string& impl_selection) {
+  const auto selected = filter_cases(suite.cases, filter);
+  if (selected.empty())
+    throw InputError(filter.empty() ? fmt::format("suite '{}' ({}) has no cases", suite.name, suite.path)
+                                    : fmt::format("--filter '{}' matches none of the {} cases of suite '{}'", filter,
+                                                  suite.cases.size(), suite.name));
+  std::vector<BackendPlan> gated;
+  for (const auto& p : backends)
+    if (!p.peer) gated.push_back(p);
+  if (!impl_selection.empty() && matching_implementations(gated, impl_selection).empty())
+    throw InputError(fmt::format("--impl '{}' matches no implementation of the selected backends; "
+                                 "`opcert list` shows their implementation keys",
+                                 impl_selection));
+  auto jobs = build_jobs(backends, suite.cases, selected, impl_selection);
+  if (std::none_of(jobs.begin(), jobs.end(), [](const Job& j) { return !j.peer; })) {
+    std::vector<std::string> names;
+    for (const auto& p : gated) names.push_back(p.name);
+    throw NoBackendError(fmt::format("no selected backend ({}) has an implementation{} for the ops of the {} "
+                                     "selected case(s) of suite '{}'",
+                                     fmt::join(names, ", "),
+                                     impl_selection.empty() ? "" : " matching --impl '" + impl_selection + "'",
+                                     selected.size(), suite.name));
+  }
+  return jobs;
 }
 
 }  // namespace opcert

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "check/suite.h"
 #include "loader/backend_handle.h"
 #include "model/case.h"
 
@@ -40,6 +41,12 @@ std::vector<std::size_t> filter_cases(const std::vector<Case>& cases, const std:
 /// runs only the cases that some non-peer job runs.
 std::vector<Job> build_jobs(const std::vector<BackendPlan>& backends, const std::vector<Case>& cases,
                             const std::vector<std::size_t>& selected_cases, const std::string& impl_selection);
+
+/// build_jobs over the cases `filter` selects, with the selections checked first: InputError for a
+/// filter that selects no case, a suite without cases, or an --impl that matches no implementation
+/// of a non-peer backend; NoBackendError (exit 3) when no non-peer job remains.
+std::vector<Job> plan_checked_jobs(const std::vector<BackendPlan>& backends, const Suite& suite,
+                                   const std::string& filter, const std::string& impl_selection);
 
 /// Implementation keys of the plans that match `impl_selection`, for "matches nothing" messages.
 std::vector<std::string> matching_implementations(const std::vector<BackendPlan>& backends,

@@ -1,5 +1,6 @@
 // Case builders: suite parameters -> the operands of docs/OPS.md (names, shapes, dtypes),
 // attributes, fills; and a clear std::invalid_argument for every bad parameter.
+#include "check/build_case.h"
 #include "check/case_builder.h"
 
 #include <gtest/gtest.h>
@@ -15,15 +16,7 @@ namespace {
 using nlohmann::json;
 using Shape = std::vector<int64_t>;
 
-Case build(const std::string& op, const json& params) {
-  Case c;
-  c.op = op;
-  c.id = op + ".test";
-  auto builder = case_builder(op);
-  if (!builder) throw std::logic_error("no builder for " + op);
-  builder(params, c);
-  return c;
-}
+Case build(const std::string& op, const json& params) { return test::build_case(op, params); }
 
 // The message of the std::invalid_argument the builder throws ("" if none).
 std::string error_of(const std::string& op, const json& params) {

@@ -148,6 +148,7 @@ TEST(Compare, MostlyZeroReferenceIsMistrusted) {
   std::string message;
   EXPECT_EQ(judge({m}, message), Status::kMistrusted);
   EXPECT_THAT(message, HasSubstr("95% of the expected values are zero"));
+  EXPECT_EQ(judge({m}, message, /*zeros_expected=*/true), Status::kPassed);
 }
 
 TEST(Compare, SampledReferenceComparesOnlyItsIndices) {

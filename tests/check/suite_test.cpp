@@ -194,7 +194,8 @@ TEST(Suite, MissingSuiteListsTheAvailableOnes) {
   ScopedEnv env("OPCERT_SUITE_PATH", a.path().string());
   const auto message = error_of("no-such-suite");
   EXPECT_TRUE(contains(message, "no suite named 'no-such-suite'")) << message;
-  EXPECT_TRUE(contains(message, "available: alpha, models/llama3-70b")) << message;
+  EXPECT_TRUE(contains(message, "available: alpha, bench/attention")) << message;
+  EXPECT_TRUE(contains(message, "models/llama3-70b")) << message;
   EXPECT_TRUE(contains(message, "smoke")) << message;
   EXPECT_TRUE(contains(error_of(a / "nope.json"), "suite file '" + a / "nope.json" + "' not found"));
 }

@@ -19,7 +19,7 @@ TEST(Cli, VersionNamesTheAbi) {
 }
 
 TEST(Cli, EveryVerbHasHelp) {
-  for (const char* verb : {"list", "run", "version"}) {
+  for (const char* verb : {"list", "run", "bench", "version"}) {
     const auto r = run_opcert(std::string(verb) + " --help");
     EXPECT_EQ(r.exit_code, 0) << verb << ": " << r.err;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << verb << ": " << r.out;

@@ -133,7 +133,9 @@ TEST_P(MutationTest, TheCorrectControlPassesAndTheMutantFails) {
   EXPECT_EQ(control.status, Status::kPassed) << control.message;
   const CaseResult mutant = execute_case(*backend_, GetParam().impl, c);
   EXPECT_EQ(mutant.status, Status::kFailed) << GetParam().impl << " was not caught: " << mutant.message;
-  if (std::string(GetParam().impl).ends_with("write_past_end")) EXPECT_TRUE(mutant.out_of_bounds_write);
+  if (std::string(GetParam().impl).ends_with("write_past_end")) {
+    EXPECT_TRUE(mutant.out_of_bounds_write);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryDefect, MutationTest, ::testing::ValuesIn(kMutations),

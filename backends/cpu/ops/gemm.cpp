@@ -7,6 +7,8 @@
 #include "ops/cpu_ops.h"
 #include "ops/gemm_call_check.h"
 #include "ops/gemm_driver.h"
+#include "ops/gemm_epilogue.h"
+#include "ops/gemm_registration.h"
 
 namespace opcert::cpu {
 namespace {
@@ -45,13 +47,9 @@ GemmArgs parse(const sdk::OpCall& call, CallCheck& check) {
   return g;
 }
 
-void run(const sdk::OpCall& call) {
-  CallCheck check(call, true);
-  const GemmArgs g = parse(call, check);
-  check.throw_if_failed();
+void compute(const GemmArgs& g) {
   const int32_t dtype = g.a->dtype();
-  std::vector<float> bias(static_cast<std::size_t>(g.bias ? g.n : 0));
-  if (g.bias) load_f32_run(dtype, g.bias->data(), 0, bias.data(), g.n);
+  const std::vector<float> bias = bias_as_f32(g.bias, dtype, g.n);
   void* out = g.c->data();
   const int64_t n = g.n;
 
@@ -62,15 +60,9 @@ void run(const sdk::OpCall& call) {
   problem.n = g.n;
   problem.k = g.k;
   problem.epilogue = [&](int64_t m0, int64_t n0, int64_t mc, int64_t nc, const float* acc, int64_t ld) {
-    float row[1024];
-    for (int64_t i = 0; i < mc; ++i) {
-      for (int64_t j0 = 0; j0 < nc; j0 += 1024) {
-        const int64_t len = std::min<int64_t>(1024, nc - j0);
-        const float* src = acc + i * ld + j0;
-        for (int64_t j = 0; j < len; ++j) row[j] = bias.empty() ? src[j] : src[j] + bias[n0 + j0 + j];
-        store_f32_run(dtype, out, (m0 + i) * n + n0 + j0, row, len);
-      }
-    }
+    store_tile(dtype, out, n, bias, m0, n0, mc, nc, [&](int64_t i, int64_t /*col*/, int64_t jt) {
+      return acc[i * ld + jt];
+    });
   };
   run_f32_gemm(problem, active_isa());
 }
@@ -78,17 +70,10 @@ void run(const sdk::OpCall& call) {
 }  // namespace
 
 std::vector<sdk::Implementation> gemm_implementations() {
-  sdk::Implementation impl;
-  impl.key = "cpu.gemm.blocked";
-  impl.op = "gemm";
-  impl.description = "cache-blocked, packed fp32-accumulating GEMM (AVX-512 FMA 14x32 tile, portable fallback)";
-  impl.query = [](const sdk::OpCall& call) {
-    CallCheck check(call, false);
-    parse(call, check);
-    return check.support();
-  };
-  impl.run = run;
-  return {impl};
+  return checked_implementation<GemmArgs>(
+      "cpu.gemm.blocked", "gemm",
+      "cache-blocked, packed fp32-accumulating GEMM (AVX-512 FMA 14x32 tile, portable fallback)",
+      parse, compute);
 }
 
 }  // namespace opcert::cpu

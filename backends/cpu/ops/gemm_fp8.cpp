@@ -9,6 +9,8 @@
 #include "ops/cpu_ops.h"
 #include "ops/gemm_call_check.h"
 #include "ops/gemm_driver.h"
+#include "ops/gemm_epilogue.h"
+#include "ops/gemm_registration.h"
 
 namespace opcert::cpu {
 namespace {
@@ -85,13 +87,9 @@ Fp8Args parse(const sdk::OpCall& call, CallCheck& check) {
   return g;
 }
 
-void run(const sdk::OpCall& call) {
-  CallCheck check(call, true);
-  const Fp8Args g = parse(call, check);
-  check.throw_if_failed();
+void compute(const Fp8Args& g) {
   const int32_t out_dtype = g.c->dtype();
-  std::vector<float> bias(static_cast<std::size_t>(g.bias ? g.n : 0));
-  if (g.bias) load_f32_run(out_dtype, g.bias->data(), 0, bias.data(), g.n);
+  const std::vector<float> bias = bias_as_f32(g.bias, out_dtype, g.n);
   const float* as = g.a_scale->data<const float>();
   const float* bs = g.b_scale->data<const float>();
   void* out = g.c->data();
@@ -107,21 +105,12 @@ void run(const sdk::OpCall& call) {
   problem.k = g.k;
   problem.block_scales = scaling == Scaling::kBlock ? &blocks : nullptr;
   problem.epilogue = [&](int64_t m0, int64_t n0, int64_t mc, int64_t nc, const float* acc, int64_t ld) {
-    float row[1024];
-    for (int64_t i = 0; i < mc; ++i) {
-      for (int64_t j0 = 0; j0 < nc; j0 += 1024) {
-        const int64_t len = std::min<int64_t>(1024, nc - j0);
-        const float* src = acc + i * ld + j0;
-        for (int64_t j = 0; j < len; ++j) {
-          const int64_t col = n0 + j0 + j;
-          float v = src[j];
-          if (scaling == Scaling::kTensor) v = (as[0] * bs[0]) * v;
-          if (scaling == Scaling::kChannel) v = (as[m0 + i] * bs[col]) * v;
-          row[j] = bias.empty() ? v : v + bias[col];
-        }
-        store_f32_run(out_dtype, out, (m0 + i) * n + n0 + j0, row, len);
-      }
-    }
+    store_tile(out_dtype, out, n, bias, m0, n0, mc, nc, [&](int64_t i, int64_t col, int64_t jt) {
+      float v = acc[i * ld + jt];
+      if (scaling == Scaling::kTensor) v = (as[0] * bs[0]) * v;
+      if (scaling == Scaling::kChannel) v = (as[m0 + i] * bs[col]) * v;
+      return v;
+    });
   };
   run_f32_gemm(problem, active_isa());
 }
@@ -129,17 +118,10 @@ void run(const sdk::OpCall& call) {
 }  // namespace
 
 std::vector<sdk::Implementation> gemm_fp8_implementations() {
-  sdk::Implementation impl;
-  impl.key = "cpu.gemm_fp8.blocked";
-  impl.op = "gemm_fp8";
-  impl.description = "fp8 decoded to fp32 while packing, fp32 accumulation, tensor/channel/block scales";
-  impl.query = [](const sdk::OpCall& call) {
-    CallCheck check(call, false);
-    parse(call, check);
-    return check.support();
-  };
-  impl.run = run;
-  return {impl};
+  return checked_implementation<Fp8Args>(
+      "cpu.gemm_fp8.blocked", "gemm_fp8",
+      "fp8 decoded to fp32 while packing, fp32 accumulation, tensor/channel/block scales",
+      parse, compute);
 }
 
 }  // namespace opcert::cpu

@@ -8,6 +8,8 @@
 #include "ops/cpu_ops.h"
 #include "ops/gemm_call_check.h"
 #include "ops/gemm_driver.h"
+#include "ops/gemm_epilogue.h"
+#include "ops/gemm_registration.h"
 
 namespace opcert::cpu {
 namespace {
@@ -18,7 +20,7 @@ struct Int8Args {
   int64_t m = 0, n = 0, k = 0;
 };
 
-Int8Args parse(CallCheck& check) {
+Int8Args parse(const sdk::OpCall& /*call: no attributes*/, CallCheck& check) {
   Int8Args g;
   g.a = check.input("a");
   g.b = check.input("b");
@@ -56,14 +58,10 @@ Int8Args parse(CallCheck& check) {
   return g;
 }
 
-void run(const sdk::OpCall& call) {
-  CallCheck check(call, true);
-  const Int8Args g = parse(check);
-  check.throw_if_failed();
+void compute(const Int8Args& g) {
   const int32_t out_dtype = g.c->dtype();
   const bool dequantize = g.dequantize;
-  std::vector<float> bias(static_cast<std::size_t>(g.bias ? g.n : 0));
-  if (g.bias) load_f32_run(out_dtype, g.bias->data(), 0, bias.data(), g.n);
+  const std::vector<float> bias = bias_as_f32(g.bias, out_dtype, g.n);
   const float* as = dequantize ? g.a_scale->data<const float>() : nullptr;
   const float* bs = dequantize ? g.b_scale->data<const float>() : nullptr;
   void* out = g.c->data();
@@ -81,18 +79,9 @@ void run(const sdk::OpCall& call) {
         std::copy(acc + i * ld, acc + i * ld + nc, static_cast<int32_t*>(out) + (m0 + i) * n + n0);
       return;
     }
-    float row[1024];
-    for (int64_t i = 0; i < mc; ++i) {
-      for (int64_t j0 = 0; j0 < nc; j0 += 1024) {
-        const int64_t len = std::min<int64_t>(1024, nc - j0);
-        for (int64_t j = 0; j < len; ++j) {
-          const int64_t col = n0 + j0 + j;
-          const float v = (as[m0 + i] * bs[col]) * static_cast<float>(acc[i * ld + j0 + j]);
-          row[j] = bias.empty() ? v : v + bias[col];
-        }
-        store_f32_run(out_dtype, out, (m0 + i) * n + n0 + j0, row, len);
-      }
-    }
+    store_tile(out_dtype, out, n, bias, m0, n0, mc, nc, [&](int64_t i, int64_t col, int64_t jt) {
+      return (as[m0 + i] * bs[col]) * static_cast<float>(acc[i * ld + jt]);
+    });
   };
   run_i8_gemm(problem, active_isa());
 }
@@ -100,17 +89,10 @@ void run(const sdk::OpCall& call) {
 }  // namespace
 
 std::vector<sdk::Implementation> gemm_int8_implementations() {
-  sdk::Implementation impl;
-  impl.key = "cpu.gemm_int8.blocked";
-  impl.op = "gemm_int8";
-  impl.description = "int8 GEMM, exact int32 accumulation (AVX-512 VNNI 14x32 tile, portable fallback)";
-  impl.query = [](const sdk::OpCall& call) {
-    CallCheck check(call, false);
-    parse(check);
-    return check.support();
-  };
-  impl.run = run;
-  return {impl};
+  return checked_implementation<Int8Args>(
+      "cpu.gemm_int8.blocked", "gemm_int8",
+      "int8 GEMM, exact int32 accumulation (AVX-512 VNNI 14x32 tile, portable fallback)",
+      parse, compute);
 }
 
 }  // namespace opcert::cpu

@@ -11,6 +11,7 @@
 #include "ops/cpu_numeric.h"
 #include "ops/cpu_ops.h"
 #include "ops/gemm_call_check.h"
+#include "ops/gemm_registration.h"
 
 namespace opcert::cpu {
 namespace {
@@ -87,10 +88,7 @@ void quantize_run(int32_t x_dtype, const void* x, int32_t q_dtype, void* q, int6
   }
 }
 
-void run(const sdk::OpCall& call) {
-  CallCheck check(call, true);
-  const QuantArgs g = parse(call, check);
-  check.throw_if_failed();
+void compute(const QuantArgs& g) {
   const int32_t x_dtype = g.x->dtype(), q_dtype = g.q->dtype();
   const void* x = g.x->data();
   void* q = g.q->data();
@@ -121,17 +119,10 @@ void run(const sdk::OpCall& call) {
 }  // namespace
 
 std::vector<sdk::Implementation> quantize_implementations() {
-  sdk::Implementation impl;
-  impl.key = "cpu.quantize.rowwise";
-  impl.op = "quantize";
-  impl.description = "dynamic per-token / per-tensor quantization to int8 or fp8 (fp32 amax, true division)";
-  impl.query = [](const sdk::OpCall& call) {
-    CallCheck check(call, false);
-    parse(call, check);
-    return check.support();
-  };
-  impl.run = run;
-  return {impl};
+  return checked_implementation<QuantArgs>(
+      "cpu.quantize.rowwise", "quantize",
+      "dynamic per-token / per-tensor quantization to int8 or fp8 (fp32 amax, true division)",
+      parse, compute);
 }
 
 }  // namespace opcert::cpu

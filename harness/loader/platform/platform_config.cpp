@@ -201,7 +201,7 @@ class PlatformReader {
 
   PeakFigures peaks(const json& value) const {
     require_object(value, "peaks");
-    known_fields(value, "peaks.", {"tflops", "memory_gbps", "link_gbps"});
+    known_fields(value, "peaks.", {"tflops", "memory_gbps", "link_gbps", "cache_mib"});
     PeakFigures p;
     if (value.contains("tflops")) {
       const json& tflops = value["tflops"];
@@ -215,6 +215,7 @@ class PlatformReader {
     }
     if (value.contains("memory_gbps")) p.memory_gbps = number_value(value["memory_gbps"], "peaks.memory_gbps", true);
     if (value.contains("link_gbps")) p.link_gbps = number_value(value["link_gbps"], "peaks.link_gbps", true);
+    if (value.contains("cache_mib")) p.cache_mib = number_value(value["cache_mib"], "peaks.cache_mib", true);
     return p;
   }
 

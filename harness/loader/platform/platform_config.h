@@ -26,6 +26,7 @@ struct PeakFigures {
   std::map<std::string, double> tflops;  ///< dtype name ("bf16", ...) or "tf32" -> dense TFLOP/s (TOP/s for int8)
   std::optional<double> memory_gbps;     ///< device memory bandwidth, GB/s (10^9 bytes/s)
   std::optional<double> link_gbps;       ///< device-to-device link, GB/s per direction
+  std::optional<double> cache_mib;       ///< last-level cache (L2 on a GPU), MiB: what --cold-l2 flushes
   bool operator==(const PeakFigures&) const = default;
 };
 

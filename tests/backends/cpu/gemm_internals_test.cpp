@@ -130,7 +130,7 @@ INSTANTIATE_TEST_SUITE_P(Cpu, GemmKernels, ::testing::Values(int64_t{45}, int64_
 
 TEST(GemmRun, RunWithoutAQueryRejectsBadShapesAsInvalidArgument) {
   Tensor a("a", OPCERT_DTYPE_F32, {4, 8}), b("b", OPCERT_DTYPE_F32, {6, 9}), c("c", OPCERT_DTYPE_F32, {4, 6});
-  Call call("cpu.gemm.blocked", {&a, &b}, {&c}, {});
+  const abi::OpCall call = Session::describe("cpu.gemm.blocked", {&a, &b}, {&c}, {});
   const sdk::OpCall view(call.call);
   const auto impls = gemm_implementations();
   ASSERT_EQ(impls.size(), 1u);

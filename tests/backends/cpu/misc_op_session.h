@@ -1,6 +1,6 @@
-// Test helper for the CPU backend's softmax, norm, rope and attention tests: host tensors with
-// guard bytes, test-side dtype conversions (independent of the backend's), and a session that
-// calls the backend through its C ABI table only.
+// Test helper for the CPU backend's softmax, norm, rope and attention tests: test-side dtype
+// conversions (independent of the backend's) and the shared ABI session
+// (backends/abi_test_session.h) on guarded host tensors that store values through them.
 #pragma once
 
 #include <opcert/backend_abi.h>
@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <stdexcept>
-#include <string>
 #include <vector>
+
+#include "backends/abi_test_session.h"
 
 extern "C" const opcert_api* opcert_cpu_backend_get_api(void);
 
@@ -95,38 +95,15 @@ inline double ulp_of(int32_t dtype, double x) {
   return std::ldexp(1.0, fe - mant);
 }
 
-// ---- host tensors --------------------------------------------------------------------------
+// ---- host tensors and calls through the C ABI (backends/abi_test_session.h) ----------------
 
-inline std::size_t element_bytes(int32_t dtype) {
-  return dtype == OPCERT_DTYPE_F16 || dtype == OPCERT_DTYPE_BF16 ? 2 : dtype == OPCERT_DTYPE_I8 ? 1 : 4;
-}
+using abi::Attr;
+using abi::Outcome;
+using abi::Random;
 
-/// A dense tensor in host memory with 64 guard bytes on each side.
-struct Tensor {
-  static constexpr std::size_t kGuard = 64;
-  static constexpr uint8_t kGuardByte = 0xA5;
-
-  std::string name;
-  int32_t dtype = OPCERT_DTYPE_F32;
-  std::vector<int64_t> shape;
-  std::vector<uint8_t> storage;
-
-  Tensor() = default;
-  Tensor(std::string n, int32_t dt, std::vector<int64_t> sh) : name(std::move(n)), dtype(dt), shape(std::move(sh)) {
-    storage.assign(2 * kGuard + numel() * element_bytes(dtype), kGuardByte);
-  }
-
-  int64_t numel() const {
-    int64_t n = 1;
-    for (int64_t d : shape) n *= d;
-    return n;
-  }
-  uint8_t* data() { return storage.data() + kGuard; }
-  const uint8_t* data() const { return storage.data() + kGuard; }
-
-  /// Stores x rounded to the dtype (int32: truncated).
-  void set(int64_t i, double x) {
-    uint8_t* p = data() + i * element_bytes(dtype);
+/// Values stored and read with the conversions above (fp32, fp16, bf16; int32 truncated).
+struct TestCodec {
+  static void store(int32_t dtype, double x, uint8_t* p) {
     if (dtype == OPCERT_DTYPE_F32) {
       const float f = static_cast<float>(x);
       std::memcpy(p, &f, 4);
@@ -138,8 +115,7 @@ struct Tensor {
       std::memcpy(p, &b, 2);
     }
   }
-  double get(int64_t i) const {
-    const uint8_t* p = data() + i * element_bytes(dtype);
+  static double load(int32_t dtype, const uint8_t* p) {
     if (dtype == OPCERT_DTYPE_F32) {
       float f;
       std::memcpy(&f, p, 4);
@@ -154,134 +130,15 @@ struct Tensor {
     std::memcpy(&b, p, 2);
     return dtype == OPCERT_DTYPE_F16 ? decode_fp16(b) : decode_bf16(b);
   }
-  uint16_t bits16(int64_t i) const {
-    uint16_t b;
-    std::memcpy(&b, data() + i * 2, 2);
-    return b;
-  }
-  std::vector<double> values() const {
-    std::vector<double> v(static_cast<std::size_t>(numel()));
-    for (int64_t i = 0; i < numel(); ++i) v[i] = get(i);
-    return v;
-  }
-  bool guards_intact() const {
-    for (std::size_t i = 0; i < kGuard; ++i)
-      if (storage[i] != kGuardByte || storage[storage.size() - 1 - i] != kGuardByte) return false;
-    return true;
-  }
 };
 
-/// Deterministic uniform values in [lo, hi) (splitmix64).
-class Random {
- public:
-  explicit Random(uint64_t seed) : state_(seed) {}
-  double uniform(double lo, double hi) {
-    state_ += 0x9e3779b97f4a7c15ull;
-    uint64_t z = state_;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return lo + (hi - lo) * static_cast<double>(z >> 11) * 0x1p-53;
-  }
-  /// Fills t with uniform values rounded to its dtype.
-  void fill(Tensor& t, double lo, double hi) {
-    for (int64_t i = 0; i < t.numel(); ++i) t.set(i, uniform(lo, hi));
-  }
-
- private:
-  uint64_t state_;
-};
-
-// ---- attributes and calls through the C ABI ------------------------------------------------
-
-struct Attr {
-  std::string name;
-  int32_t kind = OPCERT_ATTR_INT;
-  int64_t i = 0;
-  double f = 0.0;
-  std::string s;
-  static Attr integer(std::string n, int64_t v) { return {std::move(n), OPCERT_ATTR_INT, v, 0.0, {}}; }
-  static Attr real(std::string n, double v) { return {std::move(n), OPCERT_ATTR_FLOAT, 0, v, {}}; }
-  static Attr text(std::string n, std::string v) { return {std::move(n), OPCERT_ATTR_STRING, 0, 0.0, std::move(v)}; }
-};
-
-struct Outcome {
-  int32_t code = OPCERT_ERROR_OK;  // OPCERT_ERROR_OK on success
-  std::string message;
-  bool supported = true;  // query only
-};
+/// A dense tensor in host memory with guard bytes, values through TestCodec.
+using Tensor = abi::CodecTensor<TestCodec>;
 
 /// One initialised CPU backend, driven through the opcert_api table.
-class Session {
+class Session : public abi::HostSession<Tensor> {
  public:
-  Session() : api_(opcert_cpu_backend_get_api()) {
-    opcert_initialize_args a{sizeof(a), OPCERT_ABI_VERSION_MAJOR, OPCERT_ABI_VERSION_MINOR, nullptr};
-    if (take(api_->initialize(&a)).code != OPCERT_ERROR_OK) throw std::runtime_error("cpu backend initialize failed");
-    backend_ = a.backend;
-  }
-  ~Session() {
-    opcert_finalize_args a{sizeof(a), backend_};
-    take(api_->finalize(&a));
-  }
-  Session(const Session&) = delete;
-  Session& operator=(const Session&) = delete;
-
-  Outcome run(const std::string& key, const std::vector<Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-              const std::vector<Attr>& attrs = {}) {
-    Call c(key, inputs, outputs, attrs);
-    opcert_run_op_args a{sizeof(a), backend_, &c.call, nullptr};
-    return take(api_->run_op(&a));
-  }
-
-  Outcome query(const std::string& key, const std::vector<Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-                const std::vector<Attr>& attrs = {}) {
-    Call c(key, inputs, outputs, attrs);
-    opcert_query_op_args a{sizeof(a), backend_, &c.call, 0, nullptr};
-    Outcome out = take(api_->query_op(&a));
-    if (out.code == OPCERT_ERROR_OK) {
-      out.supported = a.supported != 0;
-      if (a.reason != nullptr) out.message = a.reason;
-    }
-    return out;
-  }
-
- private:
-  /// The ABI structs of one call; they point into the test's tensors and attributes.
-  struct Call {
-    std::vector<opcert_tensor> in, out;
-    std::vector<opcert_attr> attr;
-    opcert_op_call call{};
-    Call(const std::string& key, const std::vector<Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-         const std::vector<Attr>& attrs) {
-      for (Tensor* t : inputs) in.push_back(view(*t));
-      for (Tensor* t : outputs) out.push_back(view(*t));
-      for (const Attr& x : attrs)
-        attr.push_back(opcert_attr{sizeof(opcert_attr), x.name.c_str(), x.kind, x.i, x.f, x.s.c_str(), nullptr, 0});
-      call = opcert_op_call{sizeof(opcert_op_call), key.c_str(), in.data(), static_cast<int32_t>(in.size()),
-                            out.data(), static_cast<int32_t>(out.size()), attr.data(), static_cast<int32_t>(attr.size())};
-    }
-    static opcert_tensor view(Tensor& t) {
-      return opcert_tensor{sizeof(opcert_tensor), t.name.c_str(), t.data(), {OPCERT_DEVICE_CPU, 0}, t.dtype,
-                           static_cast<int32_t>(t.shape.size()), t.shape.data(), nullptr, 0};
-    }
-  };
-
-  Outcome take(opcert_error* e) {
-    Outcome out;
-    if (e == nullptr) return out;
-    opcert_error_code_args c{sizeof(c), e, 0};
-    api_->error_code(&c);
-    opcert_error_message_args m{sizeof(m), e, nullptr};
-    api_->error_message(&m);
-    out.code = c.code;
-    out.message = m.message ? m.message : "";
-    opcert_error_destroy_args d{sizeof(d), e};
-    api_->error_destroy(&d);
-    return out;
-  }
-
-  const opcert_api* api_;
-  opcert_backend* backend_ = nullptr;
+  Session() : HostSession(opcert_cpu_backend_get_api()) {}
 };
 
 /// |got - want| within `ulps` units in the last place of the dtype at want, plus `rel` * mag

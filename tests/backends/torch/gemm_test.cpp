@@ -134,35 +134,28 @@ TEST(TorchGemmFp8, PerTensorScalesWithBiasToFp16) {
   expect_close(out[0].values(), want, 2 * kF16Eps, 1e-3, "c");
 }
 
-TEST(TorchGemmInt8, Int32OutputIsExact) {
+// Random int8 values.
+std::vector<double> int8_values(std::size_t count, uint32_t seed) {
+  auto v = pseudo_random(count, -128, 127.99, seed);
+  for (auto& x : v) x = std::floor(x);
+  return v;
+}
+
+// gemm_int8 of random int8 a [m, k] and b [n, k] (seeds `seed`, `seed` + 1) into int32: exact.
+void expect_exact_int32_gemm(int64_t m, int64_t k, int64_t n, uint32_t seed) {
   TorchHost host;
-  const int64_t m = 3, k = 37, n = 5;
-  auto ints = [](std::size_t count, uint32_t seed) {
-    auto v = pseudo_random(count, -128, 127.99, seed);
-    for (auto& x : v) x = std::floor(x);
-    return v;
-  };
-  const Operand a = Operand::of("a", OPCERT_DTYPE_I8, {m, k}, ints(m * k, 11));
-  const Operand b = Operand::of("b", OPCERT_DTYPE_I8, {n, k}, ints(n * k, 12));
+  const Operand a = Operand::of("a", OPCERT_DTYPE_I8, {m, k}, int8_values(m * k, seed));
+  const Operand b = Operand::of("b", OPCERT_DTYPE_I8, {n, k}, int8_values(n * k, seed + 1));
   std::vector<Operand> out{Operand::output("c", OPCERT_DTYPE_I32, {m, n})};
   ASSERT_EQ(host.run("torch.gemm_int8.native", {a, b}, out).message, "");
   EXPECT_EQ(out[0].values(), linear(a.values(), b.values(), {}, m, k, n, false));
 }
 
+TEST(TorchGemmInt8, Int32OutputIsExact) { expect_exact_int32_gemm(3, 37, 5, 11); }
+
 TEST(TorchGemmInt8, Int32ExactAtTensorCoreShapes) {
   // M > 16 and K, N multiples of 8: the shape at::_int_mm takes on CUDA.
-  TorchHost host;
-  const int64_t m = 32, k = 64, n = 16;
-  auto ints = [](std::size_t count, uint32_t seed) {
-    auto v = pseudo_random(count, -128, 127.99, seed);
-    for (auto& x : v) x = std::floor(x);
-    return v;
-  };
-  const Operand a = Operand::of("a", OPCERT_DTYPE_I8, {m, k}, ints(m * k, 15));
-  const Operand b = Operand::of("b", OPCERT_DTYPE_I8, {n, k}, ints(n * k, 16));
-  std::vector<Operand> out{Operand::output("c", OPCERT_DTYPE_I32, {m, n})};
-  ASSERT_EQ(host.run("torch.gemm_int8.native", {a, b}, out).message, "");
-  EXPECT_EQ(out[0].values(), linear(a.values(), b.values(), {}, m, k, n, false));
+  expect_exact_int32_gemm(32, 64, 16, 15);
 }
 
 TEST(TorchGemmInt8, DequantizedFp16WithBias) {

@@ -1,5 +1,5 @@
 // The host side of the torch backend for tests: the backend is reached only through its C ABI
-// entry point, operands live in memory the backend allocated (host or CUDA), and values cross as
+// entry point (the shared session of backends/abi_test_session.h), operands live in memory the backend allocated (host or CUDA), and values cross as
 // doubles encoded to and decoded from each dtype's bits by code independent of the backend.
 #pragma once
 
@@ -14,6 +14,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "backends/abi_test_session.h"
 
 extern "C" const opcert_api* opcert_torch_backend_get_api(void);
 
@@ -79,14 +81,9 @@ inline uint8_t to_fp8(double x, int32_t dtype) {
   return static_cast<uint8_t>(best | (std::signbit(x) ? 0x80 : 0));
 }
 
-inline std::size_t dtype_bytes(int32_t dtype) {
-  switch (dtype) {
-    case OPCERT_DTYPE_F64: return 8;
-    case OPCERT_DTYPE_F32: case OPCERT_DTYPE_I32: return 4;
-    case OPCERT_DTYPE_F16: case OPCERT_DTYPE_BF16: return 2;
-    default: return 1;
-  }
-}
+using test::abi::Attr;
+using test::abi::dtype_bytes;
+using test::abi::Outcome;
 
 /// A host-side operand: name, dtype, shape and its bytes.
 struct Operand {
@@ -146,45 +143,18 @@ struct Operand {
   }
 };
 
-/// A named attribute.
-struct Attr {
-  std::string name;
-  int32_t kind;
-  int64_t i = 0;
-  double f = 0;
-  std::string s;
-  static Attr integer(std::string n, int64_t v) { return {std::move(n), OPCERT_ATTR_INT, v, 0, ""}; }
-  static Attr real(std::string n, double v) { return {std::move(n), OPCERT_ATTR_FLOAT, 0, v, ""}; }
-  static Attr text(std::string n, std::string v) { return {std::move(n), OPCERT_ATTR_STRING, 0, 0, std::move(v)}; }
-};
-
-/// What a run or query said: an error code (OK on success) and its message or the reason.
-struct Outcome {
-  int32_t code = OPCERT_ERROR_OK;
-  std::string message;
-  bool supported = true;
-};
-
-/// One initialised torch backend reached through its C ABI.
+/// One initialised torch backend reached through its C ABI (the shared session), with operands
+/// copied into memory the backend allocates on its device.
 class TorchHost {
  public:
-  TorchHost() : api_(opcert_torch_backend_get_api()) {
-    opcert_initialize_args init{sizeof(init), OPCERT_ABI_VERSION_MAJOR, OPCERT_ABI_VERSION_MINOR, nullptr};
-    EXPECT_EQ(api_->initialize(&init), nullptr);
-    backend_ = init.backend;
-    opcert_device_info_args info{sizeof(info), backend_, 0, {}, nullptr, 0, 0};
-    EXPECT_EQ(api_->device_info(&info), nullptr);
+  TorchHost() : session_(opcert_torch_backend_get_api()) {
+    opcert_device_info_args info{sizeof(info), backend(), 0, {}, nullptr, 0, 0};
+    EXPECT_EQ(api()->device_info(&info), nullptr);
     device_ = info.device;
   }
-  ~TorchHost() {
-    opcert_finalize_args fin{sizeof(fin), backend_};
-    api_->finalize(&fin);
-  }
-  TorchHost(const TorchHost&) = delete;
-  TorchHost& operator=(const TorchHost&) = delete;
 
-  const opcert_api* api() const { return api_; }
-  opcert_backend* backend() const { return backend_; }
+  const opcert_api* api() const { return session_.api(); }
+  opcert_backend* backend() const { return session_.backend(); }
 
   /// Runs `key`; outputs are read back into `outputs` on success.
   Outcome run(const std::string& key, const std::vector<Operand>& inputs, std::vector<Operand>& outputs,
@@ -198,71 +168,52 @@ class TorchHost {
   }
 
  private:
-  Outcome take(opcert_error* e) {
-    Outcome out;
-    if (e == nullptr) return out;
-    opcert_error_code_args code{sizeof(code), e, 0};
-    api_->error_code(&code);
-    opcert_error_message_args msg{sizeof(msg), e, nullptr};
-    api_->error_message(&msg);
-    out.code = code.code;
-    out.message = msg.message;
-    opcert_error_destroy_args destroy{sizeof(destroy), e};
-    api_->error_destroy(&destroy);
-    return out;
-  }
+  void expect_ok(opcert_error* e) { EXPECT_EQ(session_.take(e).code, OPCERT_ERROR_OK); }
 
   void* to_device(const Operand& op) {
-    opcert_memory_allocate_args alloc{sizeof(alloc), backend_, device_, op.bytes.size(), 0, nullptr};
-    EXPECT_EQ(take(api_->memory_allocate(&alloc)).code, OPCERT_ERROR_OK);
-    opcert_memory_copy_args copy{sizeof(copy), backend_, device_, OPCERT_COPY_HOST_TO_DEVICE, alloc.data, op.bytes.data(),
+    opcert_memory_allocate_args alloc{sizeof(alloc), backend(), device_, op.bytes.size(), 0, nullptr};
+    expect_ok(api()->memory_allocate(&alloc));
+    opcert_memory_copy_args copy{sizeof(copy), backend(), device_, OPCERT_COPY_HOST_TO_DEVICE, alloc.data, op.bytes.data(),
                                  op.bytes.size()};
-    EXPECT_EQ(take(api_->memory_copy(&copy)).code, OPCERT_ERROR_OK);
+    expect_ok(api()->memory_copy(&copy));
     return alloc.data;
   }
 
   Outcome call(const std::string& key, const std::vector<Operand>& inputs, std::vector<Operand>& outputs,
                const std::vector<Attr>& attrs, bool query_only) {
     std::vector<void*> buffers;
-    std::vector<opcert_tensor> in, out;
-    auto describe = [&](const Operand& op) {
-      buffers.push_back(to_device(op));
-      return opcert_tensor{sizeof(opcert_tensor), op.name.c_str(), buffers.back(), device_, op.dtype,
-                           static_cast<int32_t>(op.shape.size()), op.shape.data(), nullptr, 0};
+    auto describe = [&](const std::vector<Operand>& ops) {
+      std::vector<opcert_tensor> tensors;
+      for (const Operand& op : ops) {
+        buffers.push_back(to_device(op));
+        tensors.push_back(opcert_tensor{sizeof(opcert_tensor), op.name.c_str(), buffers.back(), device_, op.dtype,
+                                        static_cast<int32_t>(op.shape.size()), op.shape.data(), nullptr, 0});
+      }
+      return tensors;
     };
-    for (const auto& op : inputs) in.push_back(describe(op));
-    for (const auto& op : outputs) out.push_back(describe(op));
-    std::vector<opcert_attr> raw;
-    for (const auto& a : attrs)
-      raw.push_back(opcert_attr{sizeof(opcert_attr), a.name.c_str(), a.kind, a.i, a.f, a.s.c_str(), nullptr, 0});
-    const opcert_op_call c{sizeof(c), key.c_str(), in.data(), static_cast<int32_t>(in.size()), out.data(),
-                           static_cast<int32_t>(out.size()), raw.data(), static_cast<int32_t>(raw.size())};
+    std::vector<opcert_tensor> in = describe(inputs);
+    const test::abi::OpCall c(key, std::move(in), describe(outputs), attrs);
     Outcome result;
     if (query_only) {
-      opcert_query_op_args q{sizeof(q), backend_, &c, 0, nullptr};
-      result = take(api_->query_op(&q));
-      result.supported = q.supported != 0;
-      if (!result.supported && q.reason) result.message = q.reason;
+      result = session_.query(c.call);
     } else {
-      opcert_run_op_args r{sizeof(r), backend_, &c, nullptr};
-      result = take(api_->run_op(&r));
-      opcert_synchronize_args sync{sizeof(sync), backend_, device_};
-      EXPECT_EQ(take(api_->synchronize(&sync)).code, OPCERT_ERROR_OK);
+      result = session_.run(c.call);
+      opcert_synchronize_args sync{sizeof(sync), backend(), device_};
+      expect_ok(api()->synchronize(&sync));
       for (std::size_t i = 0; result.code == OPCERT_ERROR_OK && i < outputs.size(); ++i) {
-        opcert_memory_copy_args copy{sizeof(copy), backend_, device_, OPCERT_COPY_DEVICE_TO_HOST, outputs[i].bytes.data(),
+        opcert_memory_copy_args copy{sizeof(copy), backend(), device_, OPCERT_COPY_DEVICE_TO_HOST, outputs[i].bytes.data(),
                                      buffers[inputs.size() + i], outputs[i].bytes.size()};
-        EXPECT_EQ(take(api_->memory_copy(&copy)).code, OPCERT_ERROR_OK);
+        expect_ok(api()->memory_copy(&copy));
       }
     }
     for (void* b : buffers) {
-      opcert_memory_free_args f{sizeof(f), backend_, device_, b};
-      EXPECT_EQ(take(api_->memory_free(&f)).code, OPCERT_ERROR_OK);
+      opcert_memory_free_args f{sizeof(f), backend(), device_, b};
+      expect_ok(api()->memory_free(&f));
     }
     return result;
   }
 
-  const opcert_api* api_;
-  opcert_backend* backend_ = nullptr;
+  test::abi::Session session_;
   opcert_device device_{OPCERT_DEVICE_CPU, 0};
 };
 

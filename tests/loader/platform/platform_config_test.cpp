@@ -137,7 +137,7 @@ TEST(BuiltinPlatforms, CpuHasEveryOpAndNoPeaks) {
   EXPECT_EQ(cpu.implementations.size(), 14u);
   EXPECT_EQ(cpu.implementations.at("gemm_int8"), "cpu.gemm_int8.blocked");
   EXPECT_EQ(cpu.implementations.at("attention"), "cpu.attention.flash");
-  EXPECT_EQ(cpu.implementations.at("softmax"), "cpu.softmax.vectorized");
+  EXPECT_EQ(cpu.implementations.at("softmax"), "cpu.softmax.rowwise");
   EXPECT_EQ(cpu.implementations.at("all_to_all"), "cpu.all_to_all.mpi");
   EXPECT_TRUE(cpu.peaks.tflops.empty());
   EXPECT_FALSE(cpu.peaks.memory_gbps);
@@ -254,7 +254,7 @@ TEST(PlatformErrors, UnknownTopLevelField) {
 
 TEST(PlatformErrors, UnknownNestedFieldNamesTheDottedPath) {
   EXPECT_EQ(parse_error(R"({"name": "x", "backend": "cpu", "peaks": {"tflop": {}}})"),
-            "p.json: unknown field 'peaks.tflop' (known: tflops, memory_gbps, link_gbps)");
+            "p.json: unknown field 'peaks.tflop' (known: tflops, memory_gbps, link_gbps, cache_mib)");
   EXPECT_EQ(parse_error(R"({"name": "x", "backend": "cpu", "tolerances": {"gemm": {"bf16": {"tol": 1}}}})"),
             "p.json: unknown field 'tolerances.gemm.bf16.tol' (known: atol, rtol)");
   const std::string array = R"([{"name": "a", "backend": "cpu"}, {"name": "b", "backend": "cpu", "peaks": {"x": 1}}])";

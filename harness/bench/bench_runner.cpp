@@ -1,0 +1,317 @@
+#include "bench/bench_runner.h"
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <memory>
+
+#include "bench/bench_job.h"
+#include "bench/bench_report.h"
+#include "bench/cache_flusher.h"
+#include "bench/roofline.h"
+#include "bench/sample_timer.h"
+#include "bench/table_reporter.h"
+#include "check/op_call_builder.h"
+#include "check/prepared_case.h"
+#include "model/dtype.h"
+#include "model/input_error.h"
+#include "reports/results_stream.h"
+#include "run/job_list.h"
+#include "run/run_paths.h"
+
+namespace opcert {
+namespace {
+
+constexpr const char* kTorch = "torch";
+// Launches after the check and before Google Benchmark's own runs: first-touch costs, lazy
+// initialisation and clock ramp-up stay out of the figures.
+constexpr int kWarmupLaunches = 3;
+constexpr double kWarmupSeconds = 0.05;
+
+bool gates(Status s) { return s == Status::kFailed || s == Status::kError || s == Status::kCrashed || s == Status::kTimeout; }
+
+ExecutionOptions options_for(const Case& c, const PlatformCatalog* catalog, const std::string& platform) {
+  ExecutionOptions o;
+  const PlatformConfig* p = catalog && !platform.empty() ? catalog->find(platform) : nullptr;
+  if (p && !c.inputs.empty()) {
+    const ToleranceOverride t = p->tolerance_for(c.op, dtype_name(c.inputs.front().dtype));
+    o.bound_override.atol = t.atol;
+    o.bound_override.rtol = t.rtol;
+  }
+  return o;
+}
+
+// Holds the one case being timed, the timers and flushers per backend, and runs each benchmark.
+class BenchEngine {
+ public:
+  BenchEngine(std::vector<BenchJob>& jobs, const BenchSettings& s, ResultsStream& results)
+      : jobs_(jobs), settings_(s), results_(results) {}
+
+  void measure(benchmark::State& state, std::size_t index) {
+    BenchJob& job = jobs_[index];
+    if (!activate(index)) {
+      state.SkipWithError(job.error.c_str());
+      return;
+    }
+    double total = 0.0;
+    try {
+      SampleTimer& timer = timer_for(*job.backend);
+      CacheFlusher* flusher = settings_.cold_l2 ? &flusher_for(job) : nullptr;
+      for (auto _ : state) {
+        if (flusher) flusher->flush();
+        const double seconds = timer.time([&] { active_->launch(); });
+        state.SetIterationTime(seconds);
+        total += seconds;
+      }
+    } catch (const std::exception& e) {
+      job.error = e.what();
+      state.SkipWithError(job.error.c_str());
+      release();
+      return;
+    }
+    const double mean = state.iterations() > 0 ? total / static_cast<double>(state.iterations()) : 0.0;
+    job.latest_mean_s = mean;
+    if (mean > 0) set_counters(state, job, mean);
+    state.SetLabel(std::string(status_name(job.check->status)));
+  }
+
+  void release() {
+    active_.reset();
+    active_index_.reset();
+  }
+
+ private:
+  // Prepares the job's case (releasing the previous one), checks it once, warms it up.
+  bool activate(std::size_t index) {
+    if (active_index_ == index) return true;
+    release();
+    BenchJob& job = jobs_[index];
+    if (!job.error.empty()) return false;
+    const Case& c = *job.test_case;
+    CaseResult early;
+    auto prepared = PreparedCase::prepare(*job.backend, job.impl_key, c,
+                                          options_for(c, settings_.platforms, settings_.platform), early);
+    if (!prepared) {
+      job.error = early.message;
+      record_check(job, std::move(early));
+      return false;
+    }
+    try {
+      if (!job.check) {
+        prepared->launch();
+        record_check(job, prepared->check());
+        if (job.check->status == Status::kError) {
+          job.error = job.check->message;
+          return false;
+        }
+      }
+      SampleTimer& timer = timer_for(*job.backend);
+      job.timing_method = timer.method();
+      double warm = 0.0;
+      for (int i = 0; i < kWarmupLaunches || warm < kWarmupSeconds; ++i) warm += timer.time([&] { prepared->launch(); });
+    } catch (const std::exception& e) {
+      job.error = e.what();
+      if (!job.check) record_check(job, error_result(job, e.what()));
+      return false;
+    }
+    active_ = std::move(prepared);
+    active_index_ = index;
+    return true;
+  }
+
+  static CaseResult error_result(const BenchJob& job, const std::string& message) {
+    CaseResult r = blank_result(*job.backend, job.impl_key, *job.test_case);
+    r.status = Status::kError;
+    r.message = message;
+    return r;
+  }
+
+  void record_check(BenchJob& job, CaseResult r) {
+    job.check = std::move(r);
+    results_.append(*job.check);
+  }
+
+  SampleTimer& timer_for(BackendHandle& backend) {
+    auto& slot = timers_[&backend];
+    if (!slot) slot = std::make_unique<SampleTimer>(backend, active_or_first_device(backend));
+    return *slot;
+  }
+
+  CacheFlusher& flusher_for(const BenchJob& job) {
+    auto& slot = flushers_[job.backend];
+    if (!slot) {
+      const opcert_device device = active_or_first_device(*job.backend);
+      std::optional<uint64_t> cache;
+      if (job.platform && job.platform->peaks.cache_mib)
+        cache = static_cast<uint64_t>(*job.platform->peaks.cache_mib * 1024 * 1024);
+      slot = std::make_unique<CacheFlusher>(*job.backend, device, flush_bytes_for(device, cache));
+    }
+    return *slot;
+  }
+
+  static opcert_device active_or_first_device(const BackendHandle& backend) {
+    return backend.devices().at(0).device;
+  }
+
+  void set_counters(benchmark::State& state, const BenchJob& job, double mean) {
+    if (job.work.flops > 0) state.counters["tflops"] = job.work.flops / mean / 1e12;
+    if (job.work.bytes > 0) state.counters["gbps"] = job.work.bytes / mean / 1e9;
+    if (job.platform)
+      if (const auto pct = roofline_percent(job.work, job.platform->peaks, mean)) state.counters["pct_peak"] = *pct;
+    if (job.peer_job) {
+      const double peer = jobs_[*job.peer_job].latest_mean_s;
+      if (peer > 0) state.counters["speedup_vs_torch"] = peer / mean;
+    }
+  }
+
+  std::vector<BenchJob>& jobs_;
+  const BenchSettings& settings_;
+  ResultsStream& results_;
+  std::unique_ptr<PreparedCase> active_;
+  std::optional<std::size_t> active_index_;
+  std::map<BackendHandle*, std::unique_ptr<SampleTimer>> timers_;
+  std::map<BackendHandle*, std::unique_ptr<CacheFlusher>> flushers_;
+};
+
+// Jobs grouped by case (suite order), the torch peer first within a case, so that every row's
+// speedup is known when it is printed.
+std::vector<Job> ordered_jobs(const std::vector<RunTarget>& targets, const Suite& suite, const BenchSettings& s) {
+  std::vector<BackendPlan> plans;
+  for (const auto& t : targets) plans.push_back({t.backend->name(), t.backend->implementations(), t.peer});
+  auto jobs = plan_checked_jobs(plans, suite, s.filter, s.impl_selection);
+  std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.case_index < b.case_index; });
+  return jobs;
+}
+
+// Queries support up front: an unsupported case is recorded SKIPPED, never registered.
+std::optional<CaseResult> unsupported(BackendHandle& backend, const std::string& impl_key, const Case& c) {
+  CaseResult r = blank_result(backend, impl_key, c);
+  try {
+    OpCallBuilder call(c, impl_key, backend.devices().at(0).device);
+    const SupportAnswer answer = backend.query(call.call());
+    if (answer.supported) return std::nullopt;
+    r.status = Status::kSkipped;
+    r.message = answer.reason.empty() ? "unsupported" : answer.reason;
+  } catch (const std::exception& e) {
+    r.status = Status::kError;
+    r.message = fmt::format("query_op failed: {}", e.what());
+  }
+  return r;
+}
+
+// The name a platform's `device` is matched against: the backend's own, and for a CUDA device the
+// GPU's name from nvidia-smi too (a backend on LibTorch knows only "CUDA device 0").
+std::string device_match_name(const BackendHandle& backend, const nlohmann::json& gpus) {
+  const DeviceDescription& d = backend.devices().at(0);
+  std::string name = d.name;
+  if (d.device.type == OPCERT_DEVICE_CUDA && gpus.is_array())
+    for (const auto& gpu : gpus)
+      if (gpu.value("index", -1) == d.device.index && gpu.contains("name") && gpu["name"].is_string())
+        name += " " + gpu["name"].get<std::string>();
+  return name;
+}
+
+std::vector<std::string> benchmark_argv(const BenchSettings& s, const std::filesystem::path& json_tmp) {
+  std::vector<std::string> args = {"opcert bench"};
+  args.insert(args.end(), s.benchmark_flags.begin(), s.benchmark_flags.end());
+  args.push_back("--benchmark_out=" + json_tmp.string());
+  args.push_back("--benchmark_out_format=json");
+  return args;
+}
+
+void initialize_google_benchmark(const BenchSettings& s, const std::filesystem::path& json_tmp) {
+  std::vector<std::string> args = benchmark_argv(s, json_tmp);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int argc = static_cast<int>(args.size());
+  benchmark::Initialize(&argc, argv.data());
+  // Initialize removes the flags it knows; anything left is not a Google Benchmark flag.
+  if (argc > 1) throw InputError(fmt::format("unknown Google Benchmark flag '{}'; see --benchmark_help... "
+                                             "`opcert bench --help` lists the flags that pass through", argv[1]));
+}
+
+}  // namespace
+
+bool is_reserved_benchmark_flag(const std::string& flag) {
+  for (const char* reserved : {"--benchmark_out=", "--benchmark_out_format", "--benchmark_format", "--benchmark_list_tests"})
+    if (flag.rfind(reserved, 0) == 0) return true;
+  return flag == "--benchmark_out";
+}
+
+int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, const BenchSettings& s) {
+  const auto started = std::chrono::system_clock::now();
+  const auto planned = ordered_jobs(targets, suite, s);
+  prepare_out_dir(s.out_dir);
+  const std::filesystem::path json_tmp = s.out_dir / ".bench.json.tmp";
+  initialize_google_benchmark(s, json_tmp);
+
+  ResultsStream results(s.out_dir, ResultsStream::Mode::kTruncate);
+  std::vector<BenchJob> jobs;
+  std::vector<CaseResult> skipped;
+  std::map<std::size_t, std::size_t> torch_job_of_case;
+  const nlohmann::json gpus = capture_environment(s.environment).value("gpus", nlohmann::json());
+  for (const Job& j : planned) {
+    BackendHandle* backend = targets.at(j.backend_index).backend;
+    const Case& c = suite.cases.at(j.case_index);
+    if (auto r = unsupported(*backend, j.impl_key, c)) {
+      results.append(*r);
+      skipped.push_back(std::move(*r));
+      continue;
+    }
+    BenchJob job;
+    job.backend = backend;
+    job.impl_key = j.impl_key;
+    job.test_case = &c;
+    job.peer = j.peer;
+    job.name = c.id + "/" + j.impl_key;
+    try {
+      job.work = work_model(c);
+    } catch (const std::exception& e) {
+      job.error = fmt::format("no work model: {}", e.what());
+    }
+    job.platform = s.platforms ? platform_for_device(*s.platforms, s.platform, device_match_name(*backend, gpus)) : nullptr;
+    if (backend->name() == kTorch && !torch_job_of_case.contains(j.case_index))
+      torch_job_of_case[j.case_index] = jobs.size();
+    else if (backend->name() != kTorch)
+      if (auto it = torch_job_of_case.find(j.case_index); it != torch_job_of_case.end()) job.peer_job = it->second;
+    jobs.push_back(std::move(job));
+  }
+
+  BenchEngine engine(jobs, s, results);
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    benchmark::RegisterBenchmark(jobs[i].name.c_str(), [&engine, i](benchmark::State& st) { engine.measure(st, i); })
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond);
+
+  MeasurementStream measurements(s.out_dir);
+  TableReporter table(jobs, stdout, [&](const BenchJob& job) { measurements.append(job, jobs); });
+  if (!jobs.empty()) benchmark::RunSpecifiedBenchmarks(&table);
+  engine.release();
+  benchmark::ClearRegisteredBenchmarks();
+  benchmark::Shutdown();
+
+  int exit_code = 0;
+  for (const auto& job : jobs)
+    if (!job.peer && (!job.error.empty() || (job.check && gates(job.check->status)))) exit_code = 1;
+  for (const auto& r : skipped)
+    if (r.status == Status::kError) exit_code = 1;
+
+  BenchReportInputs report;
+  report.suite = &suite;
+  report.settings = &s;
+  report.targets = &targets;
+  report.jobs = &jobs;
+  report.skipped = &skipped;
+  report.started_at = iso_utc(started);
+  report.finished_at = iso_utc(std::chrono::system_clock::now());
+  report.exit_code = exit_code;
+  write_bench_outputs(report, json_tmp);
+  print_bench_footer(report, stdout);
+  return exit_code;
+}
+
+}  // namespace opcert

@@ -1,0 +1,133 @@
+#include "bench/table_reporter.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "bench/roofline.h"
+#include "model/status.h"
+
+namespace opcert {
+namespace {
+
+const std::vector<std::string> kHeader = {"op", "case", "impl", "time", "TFLOP/s", "GB/s", "% peak", "vs torch", "check"};
+constexpr std::size_t kMaxCaseWidth = 56;
+
+// Three significant digits, without an exponent down to 0.001.
+std::string three_digits(double v) {
+  if (v >= 100) return fmt::format("{:.0f}", v);
+  if (v >= 10) return fmt::format("{:.1f}", v);
+  if (v >= 1 || v == 0) return fmt::format("{:.2f}", v);
+  if (v >= 0.001) return fmt::format("{:.3f}", v);
+  return fmt::format("{:.2e}", v);
+}
+
+std::string check_cell(const BenchJob& job) {
+  if (!job.error.empty()) return "ERROR: " + job.error;
+  if (!job.check) return "-";
+  std::string cell(status_name(job.check->status));
+  if (job.check->status != Status::kPassed && !job.check->message.empty()) cell += ": " + job.check->message;
+  return cell;
+}
+
+}  // namespace
+
+std::string format_duration(double seconds) {
+  if (seconds < 1e-6) return three_digits(seconds * 1e9) + " ns";
+  if (seconds < 1e-3) return three_digits(seconds * 1e6) + " us";
+  if (seconds < 1) return three_digits(seconds * 1e3) + " ms";
+  return three_digits(seconds) + " s";
+}
+
+std::optional<double> speedup_vs_peer(const BenchJob& job, const std::vector<BenchJob>& jobs) {
+  if (!job.peer_job) return std::nullopt;
+  const auto mine = job.typical_seconds();
+  const auto theirs = jobs.at(*job.peer_job).typical_seconds();
+  if (!mine || !theirs || *mine <= 0) return std::nullopt;
+  return *theirs / *mine;
+}
+
+std::vector<std::string> bench_row_cells(const BenchJob& job, const std::vector<BenchJob>& jobs) {
+  std::string case_id = job.test_case->id;
+  if (case_id.size() > kMaxCaseWidth) case_id = case_id.substr(0, kMaxCaseWidth - 3) + "...";
+  std::vector<std::string> cells = {job.test_case->op, case_id, job.impl_key};
+  const auto t = job.typical_seconds();
+  if (!t || !job.error.empty()) {
+    cells.insert(cells.end(), {"-", "-", "-", "-", "-"});
+  } else {
+    std::string time = format_duration(*t);
+    if (const auto s = job.spread()) time += fmt::format(" ±{:.0f}%", 100 * *s);
+    cells.push_back(time);
+    cells.push_back(job.work.flops > 0 ? three_digits(job.work.flops / *t / 1e12) : "-");
+    cells.push_back(job.work.bytes > 0 ? three_digits(job.work.bytes / *t / 1e9) : "-");
+    std::optional<double> pct;
+    if (job.platform) pct = roofline_percent(job.work, job.platform->peaks, *t);
+    cells.push_back(pct ? fmt::format("{:.1f}%", *pct) : "-");
+    const auto speedup = speedup_vs_peer(job, jobs);
+    cells.push_back(speedup ? three_digits(*speedup) + "x" : job.peer ? "peer" : "-");
+  }
+  cells.push_back(check_cell(job));
+  return cells;
+}
+
+TableReporter::TableReporter(std::vector<BenchJob>& jobs, std::FILE* out,
+                             std::function<void(const BenchJob&)> on_reported)
+    : jobs_(jobs), out_(out), on_reported_(std::move(on_reported)) {
+  widths_.assign(kHeader.size(), 0);
+  for (std::size_t i = 0; i < kHeader.size(); ++i) widths_[i] = kHeader[i].size();
+  for (std::size_t j = 0; j < jobs_.size(); ++j) {
+    by_name_[jobs_[j].name] = j;
+    widths_[0] = std::max(widths_[0], jobs_[j].test_case->op.size());
+    widths_[1] = std::max(widths_[1], std::min(jobs_[j].test_case->id.size(), kMaxCaseWidth));
+    widths_[2] = std::max(widths_[2], jobs_[j].impl_key.size());
+  }
+  widths_[3] = std::max<std::size_t>(widths_[3], 15);
+  for (std::size_t i = 4; i < 8; ++i) widths_[i] = std::max<std::size_t>(widths_[i], 7);
+}
+
+bool TableReporter::ReportContext(const Context& context) {
+  // Google Benchmark's own context (CPU, caches, load, scaling warnings) goes to stderr; stdout
+  // keeps the table.
+  PrintBasicContext(&GetErrorStream(), context);
+  print_row(kHeader);
+  std::vector<std::string> rule;
+  for (std::size_t w : widths_) rule.push_back(std::string(w, '-'));
+  print_row(rule);
+  return true;
+}
+
+void TableReporter::ReportRuns(const std::vector<Run>& runs) {
+  if (runs.empty()) return;
+  const auto it = by_name_.find(runs.front().run_name.function_name);
+  if (it == by_name_.end()) return;
+  BenchJob& job = jobs_[it->second];
+  for (const auto& run : runs) {
+    ReportedRun r;
+    r.aggregate = run.run_type == Run::RT_Aggregate ? run.aggregate_name : "";
+    r.iterations = static_cast<int64_t>(run.iterations);
+    r.seconds = run.aggregate_unit == benchmark::kPercentage
+                    ? run.real_accumulated_time
+                    : run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
+    job.reported.push_back(r);
+  }
+  print_row(bench_row_cells(job, jobs_));
+  if (on_reported_) on_reported_(job);
+}
+
+void TableReporter::print_row(const std::vector<std::string>& cells) {
+  std::string line;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const bool numeric = i >= 3 && i < 8;
+    if (i + 1 == cells.size())
+      line += cells[i];
+    else if (numeric)
+      line += fmt::format("{:>{}} | ", cells[i], widths_[i]);
+    else
+      line += fmt::format("{:<{}} | ", cells[i], widths_[i]);
+  }
+  fmt::print(out_, "{}\n", line);
+  std::fflush(out_);
+}
+
+}  // namespace opcert

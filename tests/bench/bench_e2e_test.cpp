@@ -1,0 +1,166 @@
+// `opcert bench` end to end, as a user runs it, against the timed test plugin (an fp32 softmax that
+// sleeps dim 0 milliseconds, with events; wrong when the last dimension is 7) and the CPU backend.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli/run_opcert.h"
+
+namespace opcert::test {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+json read_json(const fs::path& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return json::parse(s.str());
+}
+
+std::string timed_args(const std::string& out, const std::string& filter) {
+  return std::string("bench --plugin ") + TEST_TIMED_PLUGIN + " --backend timed --no-peer --suite " + TIMED_SUITE +
+         " --out " + out + " --filter '" + filter + "' --benchmark_min_time=0.1";
+}
+
+// Validates report.json against reports/schema/report.schema.json with python3-jsonschema: "" when
+// valid, the validator's complaint otherwise, "skip" when no such python is installed.
+std::string schema_problems(const fs::path& report) {
+  const std::string cmd = "python3 -c 'import json,sys\ntry:\n import jsonschema\nexcept ImportError:\n print(\"skip\"); sys.exit(0)\n"
+                          "jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))' " +
+                          std::string(REPORT_SCHEMA) + " " + report.string() + " 2>&1";
+  std::string output;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    while (std::fgets(buf, sizeof buf, p)) output += buf;
+    if (pclose(p) != 0 && output.empty()) output = "validator failed";
+  }
+  return output == "skip\n" ? "skip" : output;
+}
+
+const json* find_benchmark(const json& bench, const std::string& prefix) {
+  for (const auto& b : bench.at("benchmarks"))
+    if (b.at("name").get<std::string>().rfind(prefix, 0) == 0) return &b;
+  return nullptr;
+}
+
+TEST(BenchEndToEnd, AnOpOfKnownTimeIsMeasuredWithEvents) {
+  TempDir dir;
+  const std::string out = dir.path() + "/out";
+  // --cold-l2 copies twice the host's last-level cache before each sample: that must stay out of
+  // the measured time.
+  const auto r = run_opcert(timed_args(out, "^sleep20$") + " --cold-l2");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+
+  // bench.json is Google Benchmark's JSON: what its compare tool reads (context + benchmarks
+  // with name, run_type, iterations, real_time, cpu_time, time_unit).
+  const json bench = read_json(fs::path(out) / "bench.json");
+  ASSERT_TRUE(bench.contains("context"));
+  const json* b = find_benchmark(bench, "sleep20/timed.softmax.sleep");
+  ASSERT_NE(b, nullptr) << bench.dump(2);
+  for (const char* key : {"run_type", "iterations", "real_time", "cpu_time", "time_unit"}) EXPECT_TRUE(b->contains(key)) << key;
+  ASSERT_EQ(b->at("time_unit"), "us");
+  const double us = b->at("real_time").get<double>();
+  // The op sleeps 20 ms: a sleep never ends early, and a loaded 2-core machine may add a little.
+  EXPECT_GE(us, 19900.0);
+  EXPECT_LE(us, 30000.0);
+  EXPECT_EQ(b->at("label"), "PASSED");
+
+  const json report = read_json(fs::path(out) / "report.json");
+  EXPECT_EQ(report.at("kind"), "opcert-bench-report");
+  ASSERT_EQ(report.at("benchmarks").size(), 1u);
+  const json& rec = report.at("benchmarks")[0];
+  EXPECT_EQ(rec.at("timing"), "events");
+  EXPECT_EQ(rec.at("check"), "PASSED");
+  EXPECT_NEAR(rec.at("seconds").get<double>(), us / 1e6, 1e-9);
+  EXPECT_EQ(rec.at("bytes").get<double>(), 2.0 * 20 * 16 * 4);  // x read, y written
+  EXPECT_TRUE(report.at("environment").is_object());
+  EXPECT_EQ(report.at("bench_settings").at("cold_l2"), true);
+  const std::string problems = schema_problems(fs::path(out) / "report.json");
+  if (problems != "skip") {
+    EXPECT_EQ(problems, "");
+  }
+
+  // The table: one row, its time, its check.
+  EXPECT_NE(r.out.find("timed.softmax.sleep"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" ms "), std::string::npos) << r.out;
+}
+
+TEST(BenchEndToEnd, AFastWrongOpIsFlaggedNotCelebrated) {
+  TempDir dir;
+  const std::string out = dir.path() + "/out";
+  const auto r = run_opcert(timed_args(out, "^wrong$"));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("FAILED"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not to be trusted"), std::string::npos) << r.out;
+  const json report = read_json(fs::path(out) / "report.json");
+  EXPECT_EQ(report.at("benchmarks")[0].at("check"), "FAILED");
+  EXPECT_EQ(report.at("exit_code"), 1);
+  const json bench = read_json(fs::path(out) / "bench.json");
+  EXPECT_EQ(find_benchmark(bench, "wrong/")->at("label"), "FAILED");
+}
+
+TEST(BenchEndToEnd, AnUnsupportedCaseIsReportedNotTimed) {
+  TempDir dir;
+  const std::string out = dir.path() + "/out";
+  const auto r = run_opcert(timed_args(out, "sleep20|unsupported"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("not benchmarked: unsupported_bf16 on timed.softmax.sleep: SKIPPED"), std::string::npos) << r.out;
+  const json report = read_json(fs::path(out) / "report.json");
+  EXPECT_EQ(report.at("benchmarks").size(), 1u);
+  bool skipped = false;
+  for (const auto& res : report.at("results")) skipped |= res.at("case") == "unsupported_bf16" && res.at("status") == "SKIPPED";
+  EXPECT_TRUE(skipped) << report.at("results").dump(2);
+}
+
+TEST(BenchEndToEnd, RepetitionsGiveAggregatesAndASpread) {
+  TempDir dir;
+  const std::string out = dir.path() + "/out";
+  const auto r = run_opcert(timed_args(out, "^sleep20$") + " --benchmark_repetitions=3");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const json rec = read_json(fs::path(out) / "report.json").at("benchmarks")[0];
+  EXPECT_EQ(rec.at("repetitions").size(), 3u);
+  EXPECT_TRUE(rec.at("aggregates").contains("median"));
+  EXPECT_TRUE(rec.at("spread").is_number());
+  EXPECT_NE(r.out.find("±"), std::string::npos) << r.out;
+}
+
+TEST(BenchEndToEnd, TheCpuBackendIsTimedWithWallClockAndItsRooflineCountersAreThere) {
+  TempDir dir;
+  const std::string out = dir.path() + "/out";
+  const auto r = run_opcert("bench --backend cpu --suite " + std::string(TIMED_SUITE) + " --out " + out +
+                            " --filter '^sleep20$' --benchmark_min_time=0.05");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const json report = read_json(fs::path(out) / "report.json");
+  bool cpu_seen = false;
+  for (const auto& rec : report.at("benchmarks")) {
+    if (rec.at("backend") != "cpu") continue;
+    cpu_seen = true;
+    EXPECT_EQ(rec.at("timing"), "wall");
+    EXPECT_GT(rec.at("gbps").get<double>(), 0.0);
+    // With the torch backend built in, it is timed on the same case and the speedup is there.
+    if (report.at("backends").size() > 1) {
+      EXPECT_TRUE(rec.at("speedup_vs_torch").is_number()) << rec.dump(2);
+    }
+  }
+  EXPECT_TRUE(cpu_seen) << report.dump(2);
+}
+
+TEST(BenchEndToEnd, FlagsOpcertOwnsOrDoesNotKnowAreOneLineErrors) {
+  for (const std::string extra : {"--benchmark_out=/tmp/x.json", "--benchmark_format=csv", "--bogus",
+                                  "--benchmark_no_such_flag=1"}) {
+    TempDir dir;
+    const auto r = run_opcert(timed_args(dir.path() + "/out", "^sleep20$") + " " + extra);
+    EXPECT_EQ(r.exit_code, 2) << extra << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find("opcert: error:"), std::string::npos) << extra << ": " << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace opcert::test
