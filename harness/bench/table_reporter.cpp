@@ -111,6 +111,10 @@ void TableReporter::ReportRuns(const std::vector<Run>& runs) {
                     : run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
     job.reported.push_back(r);
   }
+  // With repetitions Google Benchmark reports a benchmark twice: its repetitions, then their
+  // aggregates. The row waits for the aggregates unless timing failed (no aggregates come then).
+  const bool repetitions_only = runs.front().run_type == Run::RT_Iteration && runs.front().repetitions > 1;
+  if (repetitions_only && job.error.empty()) return;
   print_row(bench_row_cells(job, jobs_));
   if (on_reported_) on_reported_(job);
 }

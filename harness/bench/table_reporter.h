@@ -26,7 +26,8 @@ std::string format_duration(double seconds);
 
 class TableReporter : public benchmark::BenchmarkReporter {
  public:
-  /// `on_reported` is called after each benchmark's runs are recorded into its job.
+  /// `on_reported` is called once per benchmark, when its row is printed (after the aggregates
+  /// when there are repetitions).
   TableReporter(std::vector<BenchJob>& jobs, std::FILE* out, std::function<void(const BenchJob&)> on_reported);
 
   bool ReportContext(const Context& context) override;

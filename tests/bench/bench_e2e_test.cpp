@@ -129,6 +129,17 @@ TEST(BenchEndToEnd, RepetitionsGiveAggregatesAndASpread) {
   EXPECT_TRUE(rec.at("aggregates").contains("median"));
   EXPECT_TRUE(rec.at("spread").is_number());
   EXPECT_NE(r.out.find("±"), std::string::npos) << r.out;
+  // One row and one measurements line per benchmark, although Google Benchmark reports it twice
+  // (its repetitions, then their aggregates).
+  std::size_t rows = 0;
+  for (std::size_t at = r.out.find("timed.softmax.sleep"); at != std::string::npos;
+       at = r.out.find("timed.softmax.sleep", at + 1))
+    ++rows;
+  EXPECT_EQ(rows, 1u) << r.out;
+  std::ifstream lines(fs::path(out) / "measurements.jsonl");
+  std::size_t count = 0;
+  for (std::string line; std::getline(lines, line);) count += !line.empty();
+  EXPECT_EQ(count, 1u);
 }
 
 TEST(BenchEndToEnd, TheCpuBackendIsTimedWithWallClockAndItsRooflineCountersAreThere) {
