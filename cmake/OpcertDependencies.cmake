@@ -33,6 +33,18 @@ if(CMAKE_CUDA_COMPILER AND CUDAToolkit_FOUND)
   set(_opcert_cuda_found TRUE)
 endif()
 opcert_resolve_option(OPCERT_WITH_CUDA _opcert_cuda_found "the CUDA toolkit (nvcc)")
+if(OPCERT_WITH_CUDA_ENABLED)
+  # Ampere for portability, Hopper with its arch-specific features (wgmma, TMA) for the H100.
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES 80 90a)
+  endif()
+  enable_language(CUDA)
+  # CMake 3.25 predates nvcc 12's C++20 support; tell it the flag.
+  if(NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+    set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+    set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+  endif()
+endif()
 
 if(NOT OPCERT_WITH_TORCH STREQUAL "OFF")
   find_package(Torch QUIET)

@@ -8,14 +8,21 @@
 #include <thread>
 
 #include "device_memory.h"
+#include "torch_events.h"
 #include "ops/torch_ops.h"
 #include "torch_version.h"
+
+struct opcert_event {
+  opcert::torch_backend::TorchEvent event;
+};
 
 namespace opcert::torch_backend {
 namespace {
 
-class TorchBackend : public sdk::Backend {
+class TorchBackend : public sdk::Backend, public sdk::EventBackend {
  public:
+  static constexpr bool kHasEvents = true;
+
   TorchBackend() {
     if (torch::cuda::is_available()) memory_ = std::make_unique<DeviceMemory>(at::Device(at::kCUDA, 0));
     for (auto family : {gemm_implementations, gemm_fp8_implementations, gemm_int8_implementations,
@@ -42,6 +49,13 @@ class TorchBackend : public sdk::Backend {
     memory_ ? memory_->copy(kind, dst, src, bytes) : Backend::copy(device, kind, dst, src, bytes);
   }
   void synchronize(opcert_device device) override { memory_ ? memory_->synchronize() : Backend::synchronize(device); }
+
+  opcert_event* event_create(opcert_device) override {
+    return new opcert_event{TorchEvent(memory_ ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU))};
+  }
+  void event_destroy(opcert_event* e) override { delete e; }
+  void event_record(opcert_event* e) override { e->event.record(); }
+  double event_elapsed_ms(opcert_event* start, opcert_event* stop) override { return stop->event.elapsed_since(start->event); }
 
  private:
   std::unique_ptr<DeviceMemory> memory_;  // null on the host

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the opcert binary on the GPU machine against its PyTorch's LibTorch (Release, tests off)
+# Builds the opcert binary on the GPU machine against its PyTorch's LibTorch, with the CUDA backend
+# for sm_90a only (Release, tests off)
 # into build/gpu; prints the build's errors and exits 2 when it fails. Used by the other scripts here.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -7,7 +8,7 @@ torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
 build=build/gpu
 mkdir -p build
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DOPCERT_BUILD_TESTS=OFF \
-  -DOPCERT_WITH_CUDA=OFF -DOPCERT_WITH_MPI=OFF -DCMAKE_PREFIX_PATH="$torch_prefix" > "$build.configure.log" 2>&1 \
+  -DOPCERT_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90a -DOPCERT_WITH_MPI=OFF -DCMAKE_PREFIX_PATH="$torch_prefix" > "$build.configure.log" 2>&1 \
   || { tail -40 "$build.configure.log"; exit 2; }
 cmake --build "$build" -j "$(nproc)" --target opcert > "$build.build.log" 2>&1 || { grep -E "error" -A3 "$build.build.log" | head -60; exit 2; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true

@@ -35,6 +35,15 @@ TEST(Cli, ListShowsTheCpuBackendOpsAndPlatforms) {
   EXPECT_NE(r.out.find("cuda-h100"), std::string::npos) << r.out;
 }
 
+// The unavailable entries that are plugins: a built-in backend whose device is absent here (the
+// CUDA backend on a machine without a GPU) is listed too, and is not what these tests look at.
+json unavailable_plugins(const json& doc) {
+  json out = json::array();
+  for (const auto& u : doc["unavailable"])
+    if (u["source"].get<std::string>().rfind("built-in", 0) != 0) out.push_back(u);
+  return out;
+}
+
 TEST(Cli, ListJsonIsMachineReadable) {
   const auto r = run_opcert("list --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -48,7 +57,7 @@ TEST(Cli, ListJsonIsMachineReadable) {
   bool has_h200 = false;
   for (const auto& p : doc["platforms"]) has_h200 = has_h200 || p["name"] == "cuda-h200";
   EXPECT_TRUE(has_h200);
-  EXPECT_TRUE(doc["unavailable"].empty()) << doc["unavailable"].dump();
+  EXPECT_TRUE(unavailable_plugins(doc).empty()) << doc["unavailable"].dump();
 }
 
 TEST(Cli, UnknownVerbOrFlagIsBadUsage) {
@@ -118,8 +127,8 @@ TEST(Cli, BrokenPluginIsListedAndTheOthersGoOn) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json doc = json::parse(r.out);
   EXPECT_EQ(doc["backends"][0]["name"], "cpu");
-  ASSERT_EQ(doc["unavailable"].size(), 2u) << doc.dump();
-  const std::string all = doc["unavailable"].dump();
+  ASSERT_EQ(unavailable_plugins(doc).size(), 2u) << doc.dump();
+  const std::string all = unavailable_plugins(doc).dump();
   EXPECT_NE(all.find("broken.json:1:"), std::string::npos) << all;
   EXPECT_NE(all.find("library not found"), std::string::npos) << all;
 }

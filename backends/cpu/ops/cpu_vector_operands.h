@@ -13,19 +13,7 @@
 
 namespace opcert::cpu::vec {
 
-inline std::string dtype_name(int32_t dtype) {
-  switch (dtype) {
-    case OPCERT_DTYPE_F64: return "fp64";
-    case OPCERT_DTYPE_F32: return "fp32";
-    case OPCERT_DTYPE_F16: return "fp16";
-    case OPCERT_DTYPE_BF16: return "bf16";
-    case OPCERT_DTYPE_F8_E4M3FN: return "fp8_e4m3fn";
-    case OPCERT_DTYPE_F8_E5M2: return "fp8_e5m2";
-    case OPCERT_DTYPE_I8: return "int8";
-    case OPCERT_DTYPE_I32: return "int32";
-    default: return "dtype(" + std::to_string(dtype) + ")";
-  }
-}
+using ::opcert::sdk::dtype_name;
 
 inline bool is_float_dtype(int32_t dtype) {
   return dtype == OPCERT_DTYPE_F32 || dtype == OPCERT_DTYPE_F16 || dtype == OPCERT_DTYPE_BF16;

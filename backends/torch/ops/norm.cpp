@@ -1,10 +1,12 @@
 // rms_norm and layer_norm as a torch model writes them. The residual add runs in the dtype
-// (torch rounds x + residual once). rms_norm is composed the way HF Llama does it, in fp32
-// (LibTorch 1.13 has no rms_norm op), with the weight applied in fp32 before the one cast back;
+// (torch rounds x + residual once). rms_norm is at::rms_norm where LibTorch has it (>= 2.4); before
+// that it is composed the way HF Llama does it, in fp32, with the weight applied in fp32 before the
+// one cast back;
 // layer_norm is at::layer_norm in the dtype (fp32 statistics inside torch).
 #include "ops/query_checks.h"
 #include "ops/torch_ops.h"
 #include "tensor_bridge.h"
+#include "torch_version.h"
 
 namespace opcert::torch_backend {
 namespace {
@@ -38,6 +40,15 @@ at::Tensor residual_input(const sdk::OpCall& call) {
 
 void run_rms(const sdk::OpCall& call) {
   const at::Tensor r = residual_input(call);
+#if OPCERT_TORCH_AT_LEAST(2, 4)
+  // torch's own rms_norm (fused on CUDA in recent releases), what a model calling
+  // torch.nn.functional.rms_norm gets; statistics in fp32 inside torch.
+  {
+    c10::optional<at::Tensor> w = wrap_input(call, "weight");
+    write_output(call.output("y"), at::rms_norm(r, {r.size(-1)}, w, call.get_float("eps", 1e-6)));
+    return;
+  }
+#endif
   const at::Tensor rf = r.to(at::kFloat);
   at::Tensor y = rf * at::rsqrt(rf.pow(2).mean({-1}, /*keepdim=*/true) + call.get_float("eps", 1e-6));
   if (auto w = wrap_input(call, "weight")) y = y * w->to(at::kFloat);

@@ -11,19 +11,6 @@ std::string shape_text(std::span<const int64_t> shape) {
 
 }  // namespace
 
-std::string dtype_name(int32_t dtype) {
-  switch (dtype) {
-    case OPCERT_DTYPE_F64: return "fp64";
-    case OPCERT_DTYPE_F32: return "fp32";
-    case OPCERT_DTYPE_F16: return "fp16";
-    case OPCERT_DTYPE_BF16: return "bf16";
-    case OPCERT_DTYPE_F8_E4M3FN: return "fp8_e4m3fn";
-    case OPCERT_DTYPE_F8_E5M2: return "fp8_e5m2";
-    case OPCERT_DTYPE_I8: return "int8";
-    case OPCERT_DTYPE_I32: return "int32";
-    default: return "dtype#" + std::to_string(dtype);
-  }
-}
 
 std::string dtype_in(const sdk::Tensor& t, std::initializer_list<int32_t> allowed) {
   for (int32_t d : allowed)

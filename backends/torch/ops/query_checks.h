@@ -11,7 +11,7 @@
 namespace opcert::torch_backend::checks {
 
 /// The suite/report name of an opcert dtype ("bf16", "fp8_e4m3fn", ...).
-std::string dtype_name(int32_t dtype);
+using sdk::dtype_name;
 
 /// "" when t's dtype is one of allowed.
 std::string dtype_in(const sdk::Tensor& t, std::initializer_list<int32_t> allowed);

@@ -25,6 +25,21 @@ inline std::size_t dtype_size(int32_t dtype) {
   }
 }
 
+/// The dtype's name as suites and reports spell it ("bf16", "fp8_e4m3fn", ...).
+inline std::string dtype_name(int32_t dtype) {
+  switch (dtype) {
+    case OPCERT_DTYPE_F64: return "fp64";
+    case OPCERT_DTYPE_F32: return "fp32";
+    case OPCERT_DTYPE_F16: return "fp16";
+    case OPCERT_DTYPE_BF16: return "bf16";
+    case OPCERT_DTYPE_F8_E4M3FN: return "fp8_e4m3fn";
+    case OPCERT_DTYPE_F8_E5M2: return "fp8_e5m2";
+    case OPCERT_DTYPE_I8: return "int8";
+    case OPCERT_DTYPE_I32: return "int32";
+    default: return "dtype#" + std::to_string(dtype);
+  }
+}
+
 /// A non-owning view of one operand.
 class Tensor {
  public:

@@ -1,0 +1,103 @@
+// The CUDA backend: one device (chosen_device()), one stream, memory through a caching allocator,
+// CUDA events for timing, and the ops of ops/. Without a usable GPU its construction fails with the
+// reason, and the registry lists it unavailable.
+#include <opcert/sdk/backend.h>
+
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <string>
+
+#include "cuda_check.h"
+#include "cuda_context.h"
+#include "ops/cuda_ops.h"
+
+struct opcert_event {
+  cudaEvent_t event = nullptr;
+};
+
+namespace opcert::cuda {
+namespace {
+
+int usable_device() {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    cudaGetLastError();
+    throw sdk::Error(OPCERT_ERROR_DEVICE, std::string("no usable CUDA device: ") + cudaGetErrorString(status));
+  }
+  if (count == 0) throw sdk::Error(OPCERT_ERROR_DEVICE, "no CUDA device");
+  const int device = chosen_device(count);
+  if (device < 0 || device >= count)
+    throw sdk::Error(OPCERT_ERROR_DEVICE, "OPCERT_CUDA_DEVICE=" + std::to_string(device) + " but there are " +
+                                              std::to_string(count) + " CUDA device(s)");
+  return device;
+}
+
+class CudaBackend : public sdk::Backend, public sdk::EventBackend {
+ public:
+  static constexpr bool kHasEvents = true;
+
+  CudaBackend() : ctx_(std::make_unique<CudaContext>(usable_device())) {
+    for (auto* family : {gemm_implementations, gemm_fp8_implementations, gemm_int8_implementations,
+                         norm_implementations, rope_implementations, softmax_implementations,
+                         quantize_implementations, attention_implementations})
+      for (auto& impl : family(*ctx_)) add(std::move(impl));
+  }
+
+  sdk::BackendInfo info() const override {
+    int runtime = 0, driver = 0;
+    cudaRuntimeGetVersion(&runtime);
+    cudaDriverGetVersion(&driver);
+    return {"cuda", "0.1.0", "opcert",
+            "production CUDA backend: cuBLASLt GEMMs, flash attention and fused kernels (runtime " +
+                std::to_string(runtime) + ", driver " + std::to_string(driver) + ")"};
+  }
+
+  std::vector<sdk::DeviceInfo> devices() const override {
+    return {sdk::DeviceInfo{{OPCERT_DEVICE_CUDA, ctx_->device}, ctx_->props.name,
+                            static_cast<uint64_t>(ctx_->props.totalGlobalMem), ctx_->props.multiProcessorCount}};
+  }
+
+  void* allocate(opcert_device, uint64_t bytes, uint64_t alignment) override {
+    if (alignment > 256) throw sdk::Error(OPCERT_ERROR_INVALID_ARGUMENT, "alignment above 256 bytes is not supported");
+    return ctx_->allocator.allocate(bytes);
+  }
+  void free(opcert_device, void* data) override { ctx_->allocator.free(data); }
+
+  void copy(opcert_device, opcert_copy_kind kind, void* dst, const void* src, uint64_t bytes) override {
+    if (bytes == 0) return;
+    const cudaMemcpyKind k = kind == OPCERT_COPY_HOST_TO_DEVICE   ? cudaMemcpyHostToDevice
+                             : kind == OPCERT_COPY_DEVICE_TO_HOST ? cudaMemcpyDeviceToHost
+                                                                  : cudaMemcpyDeviceToDevice;
+    OPCERT_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, k, ctx_->stream));
+    OPCERT_CUDA_CHECK(cudaStreamSynchronize(ctx_->stream));  // the ABI: complete on return
+  }
+
+  void synchronize(opcert_device) override { OPCERT_CUDA_CHECK(cudaStreamSynchronize(ctx_->stream)); }
+
+  opcert_event* event_create(opcert_device) override {
+    auto e = std::make_unique<opcert_event>();
+    OPCERT_CUDA_CHECK(cudaEventCreate(&e->event));
+    return e.release();
+  }
+  void event_destroy(opcert_event* e) override {
+    cudaEventDestroy(e->event);
+    delete e;
+  }
+  void event_record(opcert_event* e) override { OPCERT_CUDA_CHECK(cudaEventRecord(e->event, ctx_->stream)); }
+  double event_elapsed_ms(opcert_event* start, opcert_event* stop) override {
+    OPCERT_CUDA_CHECK(cudaEventSynchronize(stop->event));
+    float ms = 0;
+    OPCERT_CUDA_CHECK(cudaEventElapsedTime(&ms, start->event, stop->event));
+    return ms;
+  }
+
+ private:
+  std::unique_ptr<CudaContext> ctx_;
+};
+
+}  // namespace
+}  // namespace opcert::cuda
+
+OPCERT_SDK_DEFINE_BUILTIN(opcert_cuda_backend_get_api, opcert::cuda::CudaBackend)

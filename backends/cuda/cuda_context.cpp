@@ -1,0 +1,42 @@
+#include "cuda_context.h"
+
+#include <cstdlib>
+#include <string>
+
+#include "cuda_check.h"
+#include "ops/lt_matmul.h"
+
+namespace opcert::cuda {
+
+CudaContext::CudaContext(int dev) : device(dev), allocator(dev), scratch(allocator) {
+  OPCERT_CUDA_CHECK(cudaSetDevice(device));
+  OPCERT_CUDA_CHECK(cudaGetDeviceProperties(&props, device));
+  OPCERT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  OPCERT_CUBLAS_CHECK(cublasLtCreate(&lt));
+  lt_workspace = allocator.allocate(kLtWorkspaceBytes);
+}
+
+LtMatmul& CudaContext::matmul() {
+  if (!matmul_) matmul_ = std::make_unique<LtMatmul>(*this);
+  return *matmul_;
+}
+
+CudaContext::~CudaContext() {
+  if (stream) cudaStreamSynchronize(stream);
+  matmul_.reset();
+  try {
+    allocator.free(lt_workspace);
+  } catch (...) {  // teardown
+  }
+  if (lt) cublasLtDestroy(lt);
+  if (stream) cudaStreamDestroy(stream);
+}
+
+int chosen_device(int device_count) {
+  if (const char* v = std::getenv("OPCERT_CUDA_DEVICE")) return std::atoi(v);
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "LOCAL_RANK"})
+    if (const char* v = std::getenv(name)) return device_count > 0 ? std::atoi(v) % device_count : 0;
+  return 0;
+}
+
+}  // namespace opcert::cuda

@@ -1,0 +1,51 @@
+// The attention problem as the CUDA kernels see it (docs/OPS.md "attention"): one POD passed by
+// value to every kernel, BSHD or varlen. Tokens are rows of [tokens, heads, D]; a sequence b holds
+// query tokens [q_start, q_start + sq) and key tokens [k_start, k_start + skv).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace opcert::cuda::attn {
+
+/// Lengths are kept below this so that every in-sequence index sum (i + Skv - Sq - window) fits
+/// an int32 (the query rejects larger problems).
+inline constexpr int64_t kMaxTokens = int64_t{1} << 30;
+
+struct Params {
+  const void* q = nullptr;  // [tokens_q, hq, d]
+  const void* k = nullptr;  // [tokens_k, hkv, d]
+  const void* v = nullptr;  // [tokens_k, hkv, d]
+  void* o = nullptr;        // [tokens_q, hq, d]
+  float* lse = nullptr;     // BSHD [B, hq, sq], varlen [hq, tq]; null when not requested
+  const int32_t* cu_q = nullptr;  // varlen exactly when non-null: [batch + 1]
+  const int32_t* cu_k = nullptr;
+  int batch = 0;
+  int hq = 0, hkv = 0, group = 1;  // group = hq / hkv: query head h reads kv head h / group
+  int d = 0;
+  int sq = 0, skv = 0;  // BSHD sequence lengths (unused for varlen)
+  int64_t tq = 0, tk = 0;  // query and key tokens in all
+  float scale = 1.0f;       // softmax scale (natural units)
+  float scale_log2 = 1.0f;  // scale * log2(e): p = exp2(s * scale_log2 - m * scale_log2)
+  int causal = 0;
+  int window_left = -1;  // < 0: unlimited
+};
+
+/// dtypes the launchers take (matches OPCERT_DTYPE_* through the caller's switch).
+enum class Dtype { f32, f16, bf16 };
+
+/// The tensor-core kernel (fp16/bf16, D 64/128/256, scale > 0, 16-byte aligned operands; the
+/// caller checks): dispatches on dtype and p.d.
+void launch_flash(const Params& p, Dtype dtype, cudaStream_t stream);
+/// Per-dtype entry points (attention_flash_bf16.cu, attention_flash_fp16.cu).
+void launch_flash_bf16(const Params& p, cudaStream_t stream);
+void launch_flash_fp16(const Params& p, cudaStream_t stream);
+/// Shared memory the tensor-core kernel needs for head dim d (0 if d is not one it takes).
+int flash_smem_bytes(int d);
+
+/// The simple fp32-math kernel (any dtype, 1 <= D <= 256): one warp per (query, head).
+inline constexpr int kSimpleMaxD = 256;
+void launch_simple(const Params& p, Dtype dtype, cudaStream_t stream);
+
+}  // namespace opcert::cuda::attn

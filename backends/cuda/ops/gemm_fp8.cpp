@@ -1,0 +1,179 @@
+// gemm_fp8 on cuBLASLt's fp8 tensor-core GEMM with the scales applied inside it where cuBLASLt
+// offers it: per-tensor scalars always; per-token × per-channel vectors (outer-vector scaling) and
+// DeepSeek-V3 blocks (1×128 on the activations, 128×128 on the weight) where the library has an
+// algorithm for the device. Where it has none for per-channel scales, the GEMM runs unscaled into
+// fp32 and one epilogue kernel applies the scales and the bias (one more pass over M×N in fp32);
+// block scales cannot be applied after the sum, so without an algorithm they are unsupported. Fast accumulation stays off:
+// Hopper's fp8 accumulator keeps about 14 bits, and cuBLASLt's default promotes it to fp32 at
+// intervals, which is what docs/TOLERANCES.md's bound assumes.
+#include <opcert/sdk/call_check.h>
+
+#include "cuda_check.h"
+#include "ops/cuda_ops.h"
+#include "ops/gemm_epilogue.h"
+#include "ops/lt_gemm.h"
+
+namespace opcert::cuda {
+namespace {
+
+constexpr int64_t kBlock = 128;
+
+struct Fp8Args {
+  std::optional<sdk::Tensor> a, b, a_scale, b_scale, bias, c;
+  int64_t m = 0, n = 0, k = 0;
+  ScaleMode scaling = ScaleMode::kTensor;
+};
+
+int64_t blocks(int64_t v) { return (v + kBlock - 1) / kBlock; }
+
+Fp8Args parse(const sdk::OpCall& call, sdk::CallCheck& check) {
+  Fp8Args g;
+  g.a = check.input("a");
+  g.b = check.input("b");
+  g.a_scale = check.input("a_scale");
+  g.b_scale = check.input("b_scale");
+  g.bias = check.input("bias", false);
+  g.c = check.output("c");
+  const std::string scaling = sdk::string_choice(check, call, "scaling", "tensor", {"tensor", "channel", "block"});
+  g.scaling = scaling == "channel" ? ScaleMode::kOuterVector : scaling == "block" ? ScaleMode::kBlock : ScaleMode::kTensor;
+  check.require(call.get_int("block_size", kBlock) == kBlock, "only block_size 128 is supported");
+  if (!g.a || !g.b || !g.a_scale || !g.b_scale || !g.c) return g;
+  check.dtype(*g.a, {OPCERT_DTYPE_F8_E4M3FN, OPCERT_DTYPE_F8_E5M2});
+  check.dtype(*g.b, {OPCERT_DTYPE_F8_E4M3FN, OPCERT_DTYPE_F8_E5M2});
+  check.dtype(*g.c, {OPCERT_DTYPE_BF16, OPCERT_DTYPE_F16, OPCERT_DTYPE_F32});
+  check.dtype(*g.a_scale, {OPCERT_DTYPE_F32});
+  check.dtype(*g.b_scale, {OPCERT_DTYPE_F32});
+  if (g.bias) check.require(g.bias->dtype() == g.c->dtype(), "bias must have c's dtype");
+  check.require(g.a->ndim() == 2 && g.b->ndim() == 2, "a and b must be matrices");
+  if (!check.ok()) return g;
+  g.m = g.a->dim(0);
+  g.k = g.a->dim(1);
+  g.n = g.b->dim(0);
+  check.shape(*g.b, {g.n, g.k}, "[N, K]");
+  check.shape(*g.c, {g.m, g.n}, "[M, N]");
+  if (g.bias) check.shape(*g.bias, {g.n}, "[N]");
+  switch (g.scaling) {
+    case ScaleMode::kTensor:
+      check.shape(*g.a_scale, {1}, "[1]");
+      check.shape(*g.b_scale, {1}, "[1]");
+      break;
+    case ScaleMode::kOuterVector:
+      check.shape(*g.a_scale, {g.m}, "[M]");
+      check.shape(*g.b_scale, {g.n}, "[N]");
+      break;
+    default:
+      check.shape(*g.a_scale, {g.m, blocks(g.k)}, "[M, ceil(K/128)]");
+      check.shape(*g.b_scale, {blocks(g.n), blocks(g.k)}, "[ceil(N/128), ceil(K/128)]");
+  }
+  return g;
+}
+
+// The per-channel fallback: the unscaled product in fp32, scaled afterwards.
+LtProblem unscaled_fp32(LtProblem p) {
+  p.c_type = CUDA_R_32F;
+  p.bias = false;
+  p.scale_mode = ScaleMode::kNone;
+  return p;
+}
+
+EpilogueOut epilogue_out(int32_t dtype) {
+  return dtype == OPCERT_DTYPE_BF16 ? EpilogueOut::kBf16 : dtype == OPCERT_DTYPE_F16 ? EpilogueOut::kFp16 : EpilogueOut::kFp32;
+}
+
+LtProblem problem_of(const Fp8Args& g) {
+  LtProblem p;
+  p.m = g.m;
+  p.n = g.n;
+  p.k = g.k;
+  p.a_type = cuda_data_type(g.a->dtype());
+  p.b_type = cuda_data_type(g.b->dtype());
+  p.c_type = cuda_data_type(g.c->dtype());
+  p.compute = CUBLAS_COMPUTE_32F;
+  p.scale_type = CUDA_R_32F;
+  p.bias = g.bias.has_value();
+  p.scale_mode = g.scaling;
+  return p;
+}
+
+sdk::Support query(CudaContext& ctx, const sdk::OpCall& call) {
+  sdk::CallCheck check(call, false, OPCERT_DEVICE_CUDA);
+  const Fp8Args g = parse(call, check);
+  if (!check.ok() || g.m * g.n == 0 || g.k == 0) return check.support();
+  const LtProblem p = problem_of(g);
+  auto why = lt_gemm_unsupported(ctx, p);
+  if (why && g.scaling == ScaleMode::kOuterVector) why = lt_gemm_unsupported(ctx, unscaled_fp32(p));
+  if (why && g.scaling == ScaleMode::kBlock) *why += ": no 1x128/128x128 block-scaled fp8 GEMM in this cuBLASLt for this device";
+  if (why) return sdk::Support::no(*why);
+  return sdk::Support::yes();
+}
+
+// Per-channel scales without cuBLASLt's outer-vector scaling: unscaled GEMM into fp32 scratch,
+// then the scales and the bias in one pass.
+void run_channel_epilogue(CudaContext& ctx, const Fp8Args& g, const LtProblem& p, LtOperands o) {
+  auto* acc = static_cast<float*>(ctx.allocator.allocate(static_cast<std::size_t>(g.m * g.n) * sizeof(float)));
+  try {
+    o.c = acc;
+    o.bias = nullptr;
+    lt_gemm_run(ctx, unscaled_fp32(p), o, {1, 1, 4});
+    launch_scale_outer(acc, false, g.a_scale->data<const float>(), g.b_scale->data<const float>(),
+                       g.bias ? g.bias->data<const void>() : nullptr, g.c->data<void>(), g.m, g.n,
+                       epilogue_out(g.c->dtype()), ctx.stream);
+    OPCERT_CUDA_CHECK_LAUNCH("scale_outer");
+  } catch (...) {
+    ctx.allocator.free(acc);
+    throw;
+  }
+  ctx.allocator.free(acc);
+}
+
+void run(CudaContext& ctx, const sdk::OpCall& call) {
+  sdk::CallCheck check(call, true, OPCERT_DEVICE_CUDA);
+  const Fp8Args g = parse(call, check);
+  check.throw_if_failed();
+  if (g.m * g.n == 0) return;
+  const int c_elem = static_cast<int>(sdk::dtype_size(g.c->dtype()));
+  if (g.k == 0) {
+    launch_fill_rows(g.c->data<void>(), g.bias ? g.bias->data<const void>() : nullptr, g.m, g.n, c_elem, ctx.stream);
+    OPCERT_CUDA_CHECK_LAUNCH("fill_rows");
+    return;
+  }
+  LtOperands o;
+  o.a = g.a->data<const void>();
+  o.b = g.b->data<const void>();
+  o.c = g.c->data<void>();
+  o.bias = g.bias ? g.bias->data<const void>() : nullptr;
+  o.a_scale = g.a_scale->data<const float>();
+  o.b_scale = g.b_scale->data<const float>();
+  const LtProblem p = problem_of(g);
+  if (g.scaling == ScaleMode::kOuterVector && lt_gemm_unsupported(ctx, p)) {
+    run_channel_epilogue(ctx, g, p, o);
+    return;
+  }
+  float* a_scale_t = nullptr;
+  if (g.scaling == ScaleMode::kBlock) {
+    // cuBLASLt reads the 1×128 activation scales token-major ([ceil(K/128), M], M contiguous), the
+    // layout torch's _scaled_mm also demands; the contract's is [M, ceil(K/128)].
+    a_scale_t = static_cast<float*>(ctx.allocator.allocate(static_cast<std::size_t>(g.m * blocks(g.k)) * sizeof(float)));
+    launch_transpose_f32(o.a_scale, a_scale_t, g.m, blocks(g.k), ctx.stream);
+    OPCERT_CUDA_CHECK_LAUNCH("transpose_f32");
+    o.a_scale = a_scale_t;
+  }
+  try {
+    lt_gemm_run(ctx, p, o, {1, 1, c_elem});
+  } catch (...) {
+    ctx.allocator.free(a_scale_t);
+    throw;
+  }
+  ctx.allocator.free(a_scale_t);  // stream-ordered: later work reusing it queues after this GEMM
+}
+
+}  // namespace
+
+std::vector<sdk::Implementation> gemm_fp8_implementations(CudaContext& ctx) {
+  return {{"cuda.gemm_fp8.cublaslt", "gemm_fp8",
+           "cuBLASLt fp8 tensor cores, scales (tensor, outer vector, 1x128/128x128 blocks) and bias fused",
+           [&ctx](const sdk::OpCall& call) { return query(ctx, call); },
+           [&ctx](const sdk::OpCall& call) { run(ctx, call); }}};
+}
+
+}  // namespace opcert::cuda

@@ -1,0 +1,121 @@
+// gemm_int8 on cuBLASLt's int8 tensor-core GEMM (int32 accumulation, exact), with a workspace
+// (torch's _int_mm runs without one, one reason it is slower). A dequantized output (bf16/fp16,
+// per-token × per-channel scales, bias) takes one more pass: the int32 result through
+// the scale_outer epilogue kernel, since cuBLASLt's int8 path has no outer-vector scaling.
+#include <opcert/sdk/call_check.h>
+
+#include "cuda_check.h"
+#include "ops/cuda_ops.h"
+#include "ops/gemm_epilogue.h"
+#include "ops/lt_gemm.h"
+
+namespace opcert::cuda {
+namespace {
+
+struct Int8Args {
+  std::optional<sdk::Tensor> a, b, a_scale, b_scale, bias, c;
+  int64_t m = 0, n = 0, k = 0;
+  bool dequantize = false;
+};
+
+Int8Args parse(const sdk::OpCall& call, sdk::CallCheck& check) {
+  (void)call;
+  Int8Args g;
+  g.a = check.input("a");
+  g.b = check.input("b");
+  g.c = check.output("c");
+  if (!g.a || !g.b || !g.c) return g;
+  check.dtype(*g.a, {OPCERT_DTYPE_I8});
+  check.dtype(*g.b, {OPCERT_DTYPE_I8});
+  check.dtype(*g.c, {OPCERT_DTYPE_I32, OPCERT_DTYPE_BF16, OPCERT_DTYPE_F16});
+  g.dequantize = g.c->dtype() != OPCERT_DTYPE_I32;
+  g.a_scale = check.input("a_scale", g.dequantize);
+  g.b_scale = check.input("b_scale", g.dequantize);
+  g.bias = check.input("bias", false);
+  check.require(g.a->ndim() == 2 && g.b->ndim() == 2, "a and b must be matrices");
+  if (!check.ok()) return g;
+  g.m = g.a->dim(0);
+  g.k = g.a->dim(1);
+  g.n = g.b->dim(0);
+  check.shape(*g.b, {g.n, g.k}, "[N, K]");
+  check.shape(*g.c, {g.m, g.n}, "[M, N]");
+  if (!g.dequantize) {
+    check.require(!g.a_scale && !g.b_scale && !g.bias, "an int32 output takes no scales and no bias");
+    return g;
+  }
+  check.dtype(*g.a_scale, {OPCERT_DTYPE_F32});
+  check.dtype(*g.b_scale, {OPCERT_DTYPE_F32});
+  check.shape(*g.a_scale, {g.m}, "[M]");
+  check.shape(*g.b_scale, {g.n}, "[N]");
+  if (g.bias) {
+    check.require(g.bias->dtype() == g.c->dtype(), "bias must have c's dtype");
+    check.shape(*g.bias, {g.n}, "[N]");
+  }
+  return g;
+}
+
+LtProblem problem_of(const Int8Args& g) {
+  LtProblem p;
+  p.m = g.m;
+  p.n = g.n;
+  p.k = g.k;
+  p.a_type = p.b_type = CUDA_R_8I;
+  p.c_type = CUDA_R_32I;
+  p.compute = CUBLAS_COMPUTE_32I;
+  p.scale_type = CUDA_R_32I;
+  return p;
+}
+
+sdk::Support query(CudaContext& ctx, const sdk::OpCall& call) {
+  sdk::CallCheck check(call, false, OPCERT_DEVICE_CUDA);
+  const Int8Args g = parse(call, check);
+  if (!check.ok() || g.m * g.n == 0 || g.k == 0) return check.support();
+  if (auto why = lt_gemm_unsupported(ctx, problem_of(g))) return sdk::Support::no(*why);
+  return sdk::Support::yes();
+}
+
+void run(CudaContext& ctx, const sdk::OpCall& call) {
+  sdk::CallCheck check(call, true, OPCERT_DEVICE_CUDA);
+  const Int8Args g = parse(call, check);
+  check.throw_if_failed();
+  if (g.m * g.n == 0) return;
+  const bool bf16 = g.c->dtype() == OPCERT_DTYPE_BF16;
+  const void* bias = g.bias ? g.bias->data<const void>() : nullptr;
+  if (g.k == 0) {
+    if (g.dequantize)
+      launch_fill_rows(g.c->data<void>(), bias, g.m, g.n, 2, ctx.stream);
+    else
+      launch_fill_rows(g.c->data<void>(), nullptr, g.m, g.n, 4, ctx.stream);
+    OPCERT_CUDA_CHECK_LAUNCH("fill_rows");
+    return;
+  }
+  LtOperands o;
+  o.a = g.a->data<const void>();
+  o.b = g.b->data<const void>();
+  int32_t* acc = g.dequantize ? static_cast<int32_t*>(ctx.allocator.allocate(static_cast<std::size_t>(g.m * g.n) * 4))
+                              : g.c->data<int32_t>();
+  o.c = acc;
+  try {
+    lt_gemm_run(ctx, problem_of(g), o, {1, 1, 4});
+    if (g.dequantize) {
+      launch_scale_outer(acc, true, g.a_scale->data<const float>(), g.b_scale->data<const float>(), bias,
+                         g.c->data<void>(), g.m, g.n, bf16 ? EpilogueOut::kBf16 : EpilogueOut::kFp16, ctx.stream);
+      OPCERT_CUDA_CHECK_LAUNCH("scale_outer");
+    }
+  } catch (...) {
+    if (g.dequantize) ctx.allocator.free(acc);
+    throw;
+  }
+  if (g.dequantize) ctx.allocator.free(acc);  // stream-ordered reuse is safe
+}
+
+}  // namespace
+
+std::vector<sdk::Implementation> gemm_int8_implementations(CudaContext& ctx) {
+  return {{"cuda.gemm_int8.cublaslt", "gemm_int8",
+           "cuBLASLt int8 tensor cores, int32 accumulation, dequantizing epilogue kernel for bf16/fp16",
+           [&ctx](const sdk::OpCall& call) { return query(ctx, call); },
+           [&ctx](const sdk::OpCall& call) { run(ctx, call); }}};
+}
+
+}  // namespace opcert::cuda
