@@ -1,0 +1,70 @@
+// The CUDA backend on a GPU: every smoke case of every op it implements, checked against the
+// reference exactly as `opcert run` checks it. Where there is no usable GPU (CI, the development
+// machines) the backend cannot initialise and every test here skips, saying why.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "check/execution.h"
+#include "check/suite.h"
+#include "loader/backend_handle.h"
+
+extern "C" const opcert_api* opcert_cuda_backend_get_api(void);
+
+namespace opcert {
+namespace {
+
+class CudaSmoke : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    try {
+      backend_ = BackendHandle::open(opcert_cuda_backend_get_api(), BackendSource{});
+    } catch (const std::exception& e) {
+      unavailable_ = e.what();
+    }
+  }
+  static void TearDownTestSuite() { backend_.reset(); }
+  void SetUp() override {
+    if (!backend_) GTEST_SKIP() << "no CUDA backend here: " << unavailable_;
+  }
+
+  static std::unique_ptr<BackendHandle> backend_;
+  static std::string unavailable_;
+};
+
+std::unique_ptr<BackendHandle> CudaSmoke::backend_;
+std::string CudaSmoke::unavailable_;
+
+TEST_F(CudaSmoke, TheDeviceIsACudaDeviceWithEvents) {
+  ASSERT_EQ(backend_->devices().size(), 1u);
+  EXPECT_EQ(backend_->devices()[0].device.type, OPCERT_DEVICE_CUDA);
+  EXPECT_FALSE(backend_->devices()[0].name.empty());
+  EXPECT_TRUE(backend_->has_events());
+}
+
+TEST_F(CudaSmoke, EverySmokeCaseOfEveryImplementationPassesOrSaysWhyNot) {
+  const Suite suite = load_suite("smoke", 1);
+  std::map<std::string, int> passed;
+  for (const auto& impl : backend_->implementations()) {
+    for (const Case& c : suite.cases) {
+      if (c.op != impl.op) continue;
+      const CaseResult r = execute_case(*backend_, impl.key, c);
+      if (r.status == Status::kSkipped) {
+        EXPECT_FALSE(r.message.empty()) << c.id;  // an unsupported case names its reason
+        continue;
+      }
+      EXPECT_TRUE(r.status == Status::kPassed || r.status == Status::kMistrusted)
+          << impl.key << " " << c.id << ": " << status_name(r.status) << ": " << r.message;
+      ++passed[impl.op];
+    }
+  }
+  // Every op of the catalogue but the collectives has an implementation that ran something.
+  for (const char* op : {"gemm", "gemm_fp8", "gemm_int8", "quantize", "attention", "rms_norm", "layer_norm", "rope",
+                         "softmax"})
+    EXPECT_GT(passed[op], 0) << op;
+}
+
+}  // namespace
+}  // namespace opcert
