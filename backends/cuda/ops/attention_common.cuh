@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "ops/attention_params.h"
+#include "ops/vector_io.cuh"
 
 namespace opcert::cuda::attn {
 
@@ -92,22 +93,8 @@ __device__ inline KeyRange allowed_keys(const Params& p, int sq, int skv, int i)
   return {lo, hi};
 }
 
-template <class T>
-__device__ inline float to_f32(T x);
-template <>
-__device__ inline float to_f32<float>(float x) { return x; }
-template <>
-__device__ inline float to_f32<__half>(__half x) { return __half2float(x); }
-template <>
-__device__ inline float to_f32<__nv_bfloat16>(__nv_bfloat16 x) { return __bfloat162float(x); }
-
-template <class T>
-__device__ inline T from_f32(float x);
-template <>
-__device__ inline float from_f32<float>(float x) { return x; }
-template <>
-__device__ inline __half from_f32<__half>(float x) { return __float2half_rn(x); }
-template <>
-__device__ inline __nv_bfloat16 from_f32<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+// dtype <-> fp32 conversions: the backend's one set, in vector_io.cuh.
+using vio::from_f32;
+using vio::to_f32;
 
 }  // namespace opcert::cuda::attn

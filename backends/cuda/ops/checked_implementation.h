@@ -1,6 +1,7 @@
-// Registration of an op whose query is its operand parser's verdict: the parser records problems
-// in an sdk::CallCheck (operands in CUDA memory); query answers from it, run parses again with data
-// required and throws INVALID_ARGUMENT on the first problem (the run function does that part).
+// Registration helpers of the CUDA backend's ops: query and run bound to the backend's context, and
+// for ops whose query is their operand parser's verdict, that query built from the parser (it
+// records problems in an sdk::CallCheck, operands in CUDA memory; run parses again with data
+// required and throws INVALID_ARGUMENT on the first problem).
 #pragma once
 
 #include <opcert/sdk/call_check.h>
@@ -11,6 +12,16 @@
 #include "cuda_context.h"
 
 namespace opcert::cuda {
+
+/// An implementation whose query and run take the backend's context.
+inline sdk::Implementation context_implementation(CudaContext& ctx, std::string key, std::string op,
+                                                  std::string description,
+                                                  sdk::Support (*query)(CudaContext&, const sdk::OpCall&),
+                                                  void (*run)(CudaContext&, const sdk::OpCall&)) {
+  return {std::move(key), std::move(op), std::move(description),
+          [&ctx, query](const sdk::OpCall& call) { return query(ctx, call); },
+          [&ctx, run](const sdk::OpCall& call) { run(ctx, call); }};
+}
 
 /// `parse(call, check)` validates the operands; `run(ctx, call)` launches.
 template <class Parse>

@@ -5,6 +5,7 @@
 #include <opcert/sdk/call_check.h>
 
 #include "cuda_check.h"
+#include "ops/checked_implementation.h"
 #include "ops/cuda_ops.h"
 #include "ops/gemm_epilogue.h"
 #include "ops/lt_gemm.h"
@@ -83,10 +84,9 @@ void run(CudaContext& ctx, const sdk::OpCall& call) {
 }  // namespace
 
 std::vector<sdk::Implementation> gemm_implementations(CudaContext& ctx) {
-  return {{"cuda.gemm.cublaslt", "gemm",
-           "cuBLASLt, fp32 accumulation, bias fused as the epilogue, algorithm timed once per shape",
-           [&ctx](const sdk::OpCall& call) { return query(ctx, call); },
-           [&ctx](const sdk::OpCall& call) { run(ctx, call); }}};
+  return {context_implementation(ctx, "cuda.gemm.cublaslt", "gemm",
+                                 "cuBLASLt, fp32 accumulation, bias fused as the epilogue, algorithm timed once per shape",
+                                 query, run)};
 }
 
 }  // namespace opcert::cuda

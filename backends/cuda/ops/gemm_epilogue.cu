@@ -2,6 +2,7 @@
 #include <cuda_fp16.h>
 
 #include "ops/gemm_epilogue.h"
+#include "ops/vector_io.cuh"
 
 namespace opcert::cuda {
 namespace {
@@ -13,24 +14,6 @@ unsigned blocks_for(int64_t elements) {
   return static_cast<unsigned>(b < 65535 * 64 ? b : 65535 * 64);
 }
 
-template <class Out>
-__device__ Out from_float(float v);
-template <>
-__device__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
-template <>
-__device__ __half from_float<__half>(float v) { return __float2half_rn(v); }
-template <class Out>
-__device__ float to_float(Out v);
-template <>
-__device__ float to_float<__nv_bfloat16>(__nv_bfloat16 v) { return __bfloat162float(v); }
-template <>
-__device__ float to_float<__half>(__half v) { return __half2float(v); }
-
-template <>
-__device__ float from_float<float>(float v) { return v; }
-template <>
-__device__ float to_float<float>(float v) { return v; }
-
 template <class Acc, class Out>
 __global__ void scale_outer(const Acc* __restrict__ acc, const float* __restrict__ a_scale,
                             const float* __restrict__ b_scale, const Out* __restrict__ bias, Out* __restrict__ c,
@@ -40,8 +23,8 @@ __global__ void scale_outer(const Acc* __restrict__ acc, const float* __restrict
     const int64_t row = i / n, col = i - row * n;
     // The contract's order: (a_scale · b_scale) · acc, then + bias, each in fp32.
     float v = a_scale[row] * b_scale[col] * static_cast<float>(acc[i]);
-    if (bias != nullptr) v += to_float(bias[col]);
-    c[i] = from_float<Out>(v);
+    if (bias != nullptr) v += vio::to_f32(bias[col]);
+    c[i] = vio::from_f32<Out>(v);
   }
 }
 

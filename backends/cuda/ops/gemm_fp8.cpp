@@ -9,6 +9,7 @@
 #include <opcert/sdk/call_check.h>
 
 #include "cuda_check.h"
+#include "ops/checked_implementation.h"
 #include "ops/cuda_ops.h"
 #include "ops/gemm_epilogue.h"
 #include "ops/lt_gemm.h"
@@ -170,10 +171,9 @@ void run(CudaContext& ctx, const sdk::OpCall& call) {
 }  // namespace
 
 std::vector<sdk::Implementation> gemm_fp8_implementations(CudaContext& ctx) {
-  return {{"cuda.gemm_fp8.cublaslt", "gemm_fp8",
-           "cuBLASLt fp8 tensor cores, scales (tensor, outer vector, 1x128/128x128 blocks) and bias fused",
-           [&ctx](const sdk::OpCall& call) { return query(ctx, call); },
-           [&ctx](const sdk::OpCall& call) { run(ctx, call); }}};
+  return {context_implementation(ctx, "cuda.gemm_fp8.cublaslt", "gemm_fp8",
+                                 "cuBLASLt fp8 tensor cores, scales (tensor, outer vector, 1x128/128x128 blocks) and bias fused",
+                                 query, run)};
 }
 
 }  // namespace opcert::cuda

@@ -5,6 +5,7 @@
 #include <opcert/sdk/call_check.h>
 
 #include "cuda_check.h"
+#include "ops/checked_implementation.h"
 #include "ops/cuda_ops.h"
 #include "ops/gemm_epilogue.h"
 #include "ops/lt_gemm.h"
@@ -112,10 +113,9 @@ void run(CudaContext& ctx, const sdk::OpCall& call) {
 }  // namespace
 
 std::vector<sdk::Implementation> gemm_int8_implementations(CudaContext& ctx) {
-  return {{"cuda.gemm_int8.cublaslt", "gemm_int8",
-           "cuBLASLt int8 tensor cores, int32 accumulation, dequantizing epilogue kernel for bf16/fp16",
-           [&ctx](const sdk::OpCall& call) { return query(ctx, call); },
-           [&ctx](const sdk::OpCall& call) { run(ctx, call); }}};
+  return {context_implementation(ctx, "cuda.gemm_int8.cublaslt", "gemm_int8",
+                                 "cuBLASLt int8 tensor cores, int32 accumulation, dequantizing epilogue kernel for bf16/fp16",
+                                 query, run)};
 }
 
 }  // namespace opcert::cuda
