@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Runs a list of steps on the GPU machine within one device call, each logged to $OUT, stopping
+# before a step that would start after the deadline (so that what finished still comes back).
+# Usage: ci/gpu/steps.sh DEADLINE_S STEP...   where STEP is one of
+#   build                      ci/gpu/build.sh (opcert and the gpu-labelled tests)
+#   ctest                      ctest -L gpu in the build
+#   run:SUITE[:FILTER]         opcert run --backend cuda (torch the peer)
+#   bench:SUITE[:FILTER]       opcert bench --backend cuda, 3 repetitions of at least 0.3 s
+#   copy                       ci/gpu/copy_bandwidth.py (the memory-bound targets' yardstick)
+# A step gets what is left of DEADLINE_S plus 60 s, then is stopped (its log so far comes back).
+# At most 8 files come back: steps.txt (the summary) and one log per step, so name few steps.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+deadline=$1
+shift
+start=$(date +%s)
+mkdir -p "${OUT:=out}"
+work=/tmp/opcert-steps
+mkdir -p "$work"
+opcert=build/gpu/harness/cli/opcert
+summary="$OUT/steps.txt"
+n=0
+for step in "$@"; do
+  n=$((n + 1))
+  elapsed=$(( $(date +%s) - start ))
+  if [ "$elapsed" -ge "$deadline" ]; then echo "$step: not started, ${elapsed}s elapsed" >> "$summary"; continue; fi
+  IFS=: read -r kind suite filter <<< "$step"
+  name=$(printf '%02d' "$n")-${kind}${suite:+-${suite//\//-}}
+  log="$OUT/$name.txt"
+  t0=$(date +%s)
+  left=$(( deadline + 60 - elapsed ))
+  case $kind in
+    build) OPCERT_GPU_TESTS=1 ci/gpu/build.sh > "$log" 2>&1 ;;
+    copy) timeout "$left" python3 ci/gpu/copy_bandwidth.py > "$log" 2>&1 ;;
+    ctest) ctest --test-dir build/gpu -L gpu --output-on-failure > "$log" 2>&1 ;;
+    run)
+      timeout "$left" "$opcert" run --backend cuda --suite "$suite" --filter "${filter:-}" --out "$work/$name" \
+        --progress plain > "$log" 2>&1 ;;
+    bench)
+      timeout "$left" "$opcert" bench --backend cuda --suite "$suite" --filter "${filter:-}" --out "$work/$name" \
+        --benchmark_min_time=0.3s --benchmark_repetitions=3 > "$log" 2> "$work/$name.stderr"
+      rc=$?
+      tail -5 "$work/$name.stderr" >> "$log"
+      (exit $rc) ;;
+    *) echo "unknown step $step" > "$log"; false ;;
+  esac
+  echo "$step: rc=$? in $(( $(date +%s) - t0 ))s" >> "$summary"
+done
+cat "$summary"
