@@ -2,8 +2,10 @@
 // offers it: per-tensor scalars always; per-token × per-channel vectors (outer-vector scaling) and
 // DeepSeek-V3 blocks (1×128 on the activations, 128×128 on the weight) where the library has an
 // algorithm for the device. Where it has none for per-channel scales, the GEMM runs unscaled into
-// fp32 and one epilogue kernel applies the scales and the bias (one more pass over M×N in fp32);
-// block scales cannot be applied after the sum, so without an algorithm they are unsupported. Fast accumulation stays off:
+// fp32 and one epilogue kernel applies the scales and the bias (one more pass over M×N in fp32).
+// What cuBLASLt does not take at all (block scales on Hopper, e5m2 × e5m2, some fp32 outputs with
+// a bias) runs on opcert's own fp8 mma.sync kernel (gemm_fp8_mma.h), which is also registered as
+// its own implementation so that it is certified on every case. Fast accumulation stays off:
 // Hopper's fp8 accumulator keeps about 14 bits, and cuBLASLt's default promotes it to fp32 at
 // intervals, which is what docs/TOLERANCES.md's bound assumes.
 #include <opcert/sdk/call_check.h>
@@ -12,6 +14,7 @@
 #include "ops/checked_implementation.h"
 #include "ops/cuda_ops.h"
 #include "ops/gemm_epilogue.h"
+#include "ops/gemm_fp8_mma.h"
 #include "ops/lt_gemm.h"
 
 namespace opcert::cuda {
@@ -96,15 +99,66 @@ LtProblem problem_of(const Fp8Args& g) {
   return p;
 }
 
+// How one call runs: cuBLASLt with the scales fused, cuBLASLt unscaled then the scale epilogue,
+// or the mma.sync kernel.
+enum class Fp8Path { kCublasLt, kChannelEpilogue, kMma };
+
+Fp8MmaProblem mma_problem_of(const Fp8Args& g) {
+  Fp8MmaProblem q;
+  q.m = g.m;
+  q.n = g.n;
+  q.k = g.k;
+  q.a_e5m2 = g.a->dtype() == OPCERT_DTYPE_F8_E5M2;
+  q.b_e5m2 = g.b->dtype() == OPCERT_DTYPE_F8_E5M2;
+  q.scaling = g.scaling == ScaleMode::kOuterVector ? Fp8MmaScaling::kChannel
+              : g.scaling == ScaleMode::kBlock     ? Fp8MmaScaling::kBlock
+                                                   : Fp8MmaScaling::kTensor;
+  q.a = g.a->data<const void>();
+  q.b = g.b->data<const void>();
+  q.a_scale = g.a_scale->data<const float>();
+  q.b_scale = g.b_scale->data<const float>();
+  q.bias = g.bias ? g.bias->data<const void>() : nullptr;
+  q.c = g.c->data<void>();
+  q.out = epilogue_out(g.c->dtype());
+  return q;
+}
+
+// Why the mma.sync kernel cannot take the call here, if it cannot.
+std::optional<std::string> mma_unsupported(const CudaContext& ctx, const Fp8Args& g) {
+  if (!fp8_mma_supported(ctx.props))
+    return "fp8 mma.sync needs compute capability 8.9 or later (this device: " + std::to_string(ctx.props.major) +
+           "." + std::to_string(ctx.props.minor) + ")";
+  if (g.m > kFp8MmaMaxM) return "M " + std::to_string(g.m) + " is above the mma kernel's " + std::to_string(kFp8MmaMaxM);
+  return std::nullopt;
+}
+
+// The path for the cuBLASLt implementation: the library where it has an algorithm, the mma kernel
+// otherwise; the reason when neither can take the call.
+std::optional<Fp8Path> choose_path(CudaContext& ctx, const Fp8Args& g, std::string& why) {
+  const LtProblem p = problem_of(g);
+  auto lt_why = lt_gemm_unsupported(ctx, p);
+  if (!lt_why) return Fp8Path::kCublasLt;
+  if (g.scaling == ScaleMode::kOuterVector && !lt_gemm_unsupported(ctx, unscaled_fp32(p))) return Fp8Path::kChannelEpilogue;
+  auto mma_why = mma_unsupported(ctx, g);
+  if (!mma_why) return Fp8Path::kMma;
+  why = *lt_why + "; " + *mma_why;
+  return std::nullopt;
+}
+
 sdk::Support query(CudaContext& ctx, const sdk::OpCall& call) {
   sdk::CallCheck check(call, false, OPCERT_DEVICE_CUDA);
   const Fp8Args g = parse(call, check);
   if (!check.ok() || g.m * g.n == 0 || g.k == 0) return check.support();
-  const LtProblem p = problem_of(g);
-  auto why = lt_gemm_unsupported(ctx, p);
-  if (why && g.scaling == ScaleMode::kOuterVector) why = lt_gemm_unsupported(ctx, unscaled_fp32(p));
-  if (why && g.scaling == ScaleMode::kBlock) *why += ": no 1x128/128x128 block-scaled fp8 GEMM in this cuBLASLt for this device";
-  if (why) return sdk::Support::no(*why);
+  std::string why;
+  if (!choose_path(ctx, g, why)) return sdk::Support::no(why);
+  return sdk::Support::yes();
+}
+
+sdk::Support query_mma(CudaContext& ctx, const sdk::OpCall& call) {
+  sdk::CallCheck check(call, false, OPCERT_DEVICE_CUDA);
+  const Fp8Args g = parse(call, check);
+  if (!check.ok() || g.m * g.n == 0 || g.k == 0) return check.support();
+  if (auto why = mma_unsupported(ctx, g)) return sdk::Support::no(*why);
   return sdk::Support::yes();
 }
 
@@ -127,29 +181,7 @@ void run_channel_epilogue(CudaContext& ctx, const Fp8Args& g, const LtProblem& p
   ctx.allocator.free(acc);
 }
 
-void run(CudaContext& ctx, const sdk::OpCall& call) {
-  sdk::CallCheck check(call, true, OPCERT_DEVICE_CUDA);
-  const Fp8Args g = parse(call, check);
-  check.throw_if_failed();
-  if (g.m * g.n == 0) return;
-  const int c_elem = static_cast<int>(sdk::dtype_size(g.c->dtype()));
-  if (g.k == 0) {
-    launch_fill_rows(g.c->data<void>(), g.bias ? g.bias->data<const void>() : nullptr, g.m, g.n, c_elem, ctx.stream);
-    OPCERT_CUDA_CHECK_LAUNCH("fill_rows");
-    return;
-  }
-  LtOperands o;
-  o.a = g.a->data<const void>();
-  o.b = g.b->data<const void>();
-  o.c = g.c->data<void>();
-  o.bias = g.bias ? g.bias->data<const void>() : nullptr;
-  o.a_scale = g.a_scale->data<const float>();
-  o.b_scale = g.b_scale->data<const float>();
-  const LtProblem p = problem_of(g);
-  if (g.scaling == ScaleMode::kOuterVector && lt_gemm_unsupported(ctx, p)) {
-    run_channel_epilogue(ctx, g, p, o);
-    return;
-  }
+void run_cublaslt(CudaContext& ctx, const Fp8Args& g, const LtProblem& p, LtOperands o) {
   float* a_scale_t = nullptr;
   if (g.scaling == ScaleMode::kBlock) {
     // cuBLASLt reads the 1×128 activation scales token-major ([ceil(K/128), M], M contiguous), the
@@ -160,7 +192,7 @@ void run(CudaContext& ctx, const sdk::OpCall& call) {
     o.a_scale = a_scale_t;
   }
   try {
-    lt_gemm_run(ctx, p, o, {1, 1, c_elem});
+    lt_gemm_run(ctx, p, o, {1, 1, static_cast<int>(sdk::dtype_size(g.c->dtype()))});
   } catch (...) {
     ctx.allocator.free(a_scale_t);
     throw;
@@ -168,12 +200,62 @@ void run(CudaContext& ctx, const sdk::OpCall& call) {
   ctx.allocator.free(a_scale_t);  // stream-ordered: later work reusing it queues after this GEMM
 }
 
+void run_mma(CudaContext& ctx, const Fp8Args& g) {
+  launch_fp8_mma_gemm(ctx, mma_problem_of(g));
+  OPCERT_CUDA_CHECK_LAUNCH("fp8_mma_gemm");
+}
+
+// Parses and handles what needs no GEMM (an empty output, K = 0); the arguments when a GEMM remains.
+std::optional<Fp8Args> parse_for_run(CudaContext& ctx, const sdk::OpCall& call) {
+  sdk::CallCheck check(call, true, OPCERT_DEVICE_CUDA);
+  Fp8Args g = parse(call, check);
+  check.throw_if_failed();
+  if (g.m * g.n == 0) return std::nullopt;
+  if (g.k == 0) {
+    launch_fill_rows(g.c->data<void>(), g.bias ? g.bias->data<const void>() : nullptr, g.m, g.n,
+                     static_cast<int>(sdk::dtype_size(g.c->dtype())), ctx.stream);
+    OPCERT_CUDA_CHECK_LAUNCH("fill_rows");
+    return std::nullopt;
+  }
+  return g;
+}
+
+void run(CudaContext& ctx, const sdk::OpCall& call) {
+  const auto g = parse_for_run(ctx, call);
+  if (!g) return;
+  std::string why;
+  const auto path = choose_path(ctx, *g, why);
+  if (!path) throw sdk::Error(OPCERT_ERROR_UNSUPPORTED, why);
+  if (*path == Fp8Path::kMma) return run_mma(ctx, *g);
+  LtOperands o;
+  o.a = g->a->data<const void>();
+  o.b = g->b->data<const void>();
+  o.c = g->c->data<void>();
+  o.bias = g->bias ? g->bias->data<const void>() : nullptr;
+  o.a_scale = g->a_scale->data<const float>();
+  o.b_scale = g->b_scale->data<const float>();
+  if (*path == Fp8Path::kChannelEpilogue) return run_channel_epilogue(ctx, *g, problem_of(*g), o);
+  run_cublaslt(ctx, *g, problem_of(*g), o);
+}
+
+void run_on_mma(CudaContext& ctx, const sdk::OpCall& call) {
+  const auto g = parse_for_run(ctx, call);
+  if (!g) return;
+  if (auto why = mma_unsupported(ctx, *g)) throw sdk::Error(OPCERT_ERROR_UNSUPPORTED, *why);
+  run_mma(ctx, *g);
+}
+
 }  // namespace
 
 std::vector<sdk::Implementation> gemm_fp8_implementations(CudaContext& ctx) {
   return {context_implementation(ctx, "cuda.gemm_fp8.cublaslt", "gemm_fp8",
-                                 "cuBLASLt fp8 tensor cores, scales (tensor, outer vector, 1x128/128x128 blocks) and bias fused",
-                                 query, run)};
+                                 "cuBLASLt fp8 tensor cores with the scales and bias fused where it has an algorithm "
+                                 "(else a scale epilogue, or the mma.sync kernel for block scales and e5m2 x e5m2)",
+                                 query, run),
+          context_implementation(ctx, "cuda.gemm_fp8.mma", "gemm_fp8",
+                                 "opcert's fp8 mma.sync kernel (sm_89+): block scales promoted per 128-wide K block, "
+                                 "tensor/channel scales and bias in the epilogue",
+                                 query_mma, run_on_mma)};
 }
 
 }  // namespace opcert::cuda
