@@ -1,6 +1,8 @@
 // gemm_int8 (docs/OPS.md): int8 x int8 with exact int32 accumulation (AVX-512 VNNI vpdpbusd on
 // A + 128, corrected by 128 * column sums of B; portable int32 fallback). Output int32 exact, or
 // bf16/fp16 dequantized: round_out( (a_scale[m] * b_scale[n]) * acc + bias[n] ) in fp32.
+#include <opcert/sdk/gemm_int8_operands.h>
+
 #include <algorithm>
 #include <vector>
 
@@ -14,49 +16,9 @@
 namespace opcert::cpu {
 namespace {
 
-struct Int8Args {
-  std::optional<sdk::Tensor> a, b, a_scale, b_scale, bias, c;
-  bool dequantize = false;
-  int64_t m = 0, n = 0, k = 0;
-};
+using Int8Args = sdk::GemmInt8Operands;
 
-Int8Args parse(const sdk::OpCall& /*call: no attributes*/, CallCheck& check) {
-  Int8Args g;
-  g.a = check.input("a");
-  g.b = check.input("b");
-  g.c = check.output("c");
-  if (!check.ok()) return g;
-  check.dtype(*g.c, {OPCERT_DTYPE_I32, OPCERT_DTYPE_BF16, OPCERT_DTYPE_F16});
-  g.dequantize = g.c->dtype() != OPCERT_DTYPE_I32;
-  g.a_scale = check.input("a_scale", g.dequantize);
-  g.b_scale = check.input("b_scale", g.dequantize);
-  g.bias = check.input("bias", false);
-  check.dtype(*g.a, {OPCERT_DTYPE_I8});
-  check.dtype(*g.b, {OPCERT_DTYPE_I8});
-  check.require(g.a->ndim() == 2, "a must be 2-D [M, K]");
-  check.require(g.b->ndim() == 2, "b must be 2-D [N, K]");
-  if (!check.ok()) return g;
-  g.m = g.a->dim(0);
-  g.k = g.a->dim(1);
-  g.n = g.b->dim(0);
-  check.shape(*g.b, {g.n, g.k}, "[N, K]");
-  check.shape(*g.c, {g.m, g.n}, "[M, N]");
-  if (g.dequantize) {
-    check.dtype(*g.a_scale, {OPCERT_DTYPE_F32});
-    check.dtype(*g.b_scale, {OPCERT_DTYPE_F32});
-    check.shape(*g.a_scale, {g.m}, "[M]");
-    check.shape(*g.b_scale, {g.n}, "[N]");
-    if (g.bias) {
-      check.require(g.bias->dtype() == g.c->dtype(), "bias is " + dtype_name(g.bias->dtype()) +
-                                                         ", expected the output dtype " + dtype_name(g.c->dtype()));
-      check.shape(*g.bias, {g.n}, "[N]");
-    }
-  } else {
-    // Scales do not enter the int32 formula and are ignored; a bias would change it.
-    check.require(!g.bias, "bias is only defined for dequantized (bf16/fp16) outputs, not int32");
-  }
-  return g;
-}
+Int8Args parse(const sdk::OpCall& call, sdk::CallCheck& check) { return sdk::parse_gemm_int8(call, check); }
 
 void compute(const Int8Args& g) {
   const int32_t out_dtype = g.c->dtype();

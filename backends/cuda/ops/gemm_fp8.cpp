@@ -9,6 +9,7 @@
 // Hopper's fp8 accumulator keeps about 14 bits, and cuBLASLt's default promotes it to fp32 at
 // intervals, which is what docs/TOLERANCES.md's bound assumes.
 #include <opcert/sdk/call_check.h>
+#include <opcert/sdk/gemm_fp8_operands.h>
 
 #include "cuda_check.h"
 #include "ops/checked_implementation.h"
@@ -22,53 +23,17 @@ namespace {
 
 constexpr int64_t kBlock = 128;
 
-struct Fp8Args {
-  std::optional<sdk::Tensor> a, b, a_scale, b_scale, bias, c;
-  int64_t m = 0, n = 0, k = 0;
-  ScaleMode scaling = ScaleMode::kTensor;
-};
+using Fp8Args = sdk::GemmFp8Operands;
 
-int64_t blocks(int64_t v) { return (v + kBlock - 1) / kBlock; }
+ScaleMode scale_mode_of(sdk::Fp8Scaling s) {
+  return s == sdk::Fp8Scaling::kChannel ? ScaleMode::kOuterVector
+         : s == sdk::Fp8Scaling::kBlock ? ScaleMode::kBlock
+                                        : ScaleMode::kTensor;
+}
 
 Fp8Args parse(const sdk::OpCall& call, sdk::CallCheck& check) {
-  Fp8Args g;
-  g.a = check.input("a");
-  g.b = check.input("b");
-  g.a_scale = check.input("a_scale");
-  g.b_scale = check.input("b_scale");
-  g.bias = check.input("bias", false);
-  g.c = check.output("c");
-  const std::string scaling = sdk::string_choice(check, call, "scaling", "tensor", {"tensor", "channel", "block"});
-  g.scaling = scaling == "channel" ? ScaleMode::kOuterVector : scaling == "block" ? ScaleMode::kBlock : ScaleMode::kTensor;
-  check.require(call.get_int("block_size", kBlock) == kBlock, "only block_size 128 is supported");
-  if (!g.a || !g.b || !g.a_scale || !g.b_scale || !g.c) return g;
-  check.dtype(*g.a, {OPCERT_DTYPE_F8_E4M3FN, OPCERT_DTYPE_F8_E5M2});
-  check.dtype(*g.b, {OPCERT_DTYPE_F8_E4M3FN, OPCERT_DTYPE_F8_E5M2});
-  check.dtype(*g.c, {OPCERT_DTYPE_BF16, OPCERT_DTYPE_F16, OPCERT_DTYPE_F32});
-  check.dtype(*g.a_scale, {OPCERT_DTYPE_F32});
-  check.dtype(*g.b_scale, {OPCERT_DTYPE_F32});
-  if (g.bias) check.require(g.bias->dtype() == g.c->dtype(), "bias must have c's dtype");
-  check.require(g.a->ndim() == 2 && g.b->ndim() == 2, "a and b must be matrices");
-  if (!check.ok()) return g;
-  g.m = g.a->dim(0);
-  g.k = g.a->dim(1);
-  g.n = g.b->dim(0);
-  check.shape(*g.b, {g.n, g.k}, "[N, K]");
-  check.shape(*g.c, {g.m, g.n}, "[M, N]");
-  if (g.bias) check.shape(*g.bias, {g.n}, "[N]");
-  switch (g.scaling) {
-    case ScaleMode::kTensor:
-      check.shape(*g.a_scale, {1}, "[1]");
-      check.shape(*g.b_scale, {1}, "[1]");
-      break;
-    case ScaleMode::kOuterVector:
-      check.shape(*g.a_scale, {g.m}, "[M]");
-      check.shape(*g.b_scale, {g.n}, "[N]");
-      break;
-    default:
-      check.shape(*g.a_scale, {g.m, blocks(g.k)}, "[M, ceil(K/128)]");
-      check.shape(*g.b_scale, {blocks(g.n), blocks(g.k)}, "[ceil(N/128), ceil(K/128)]");
-  }
+  Fp8Args g = sdk::parse_gemm_fp8(call, check);
+  check.require(g.block == kBlock, "only block_size 128 is supported (got " + std::to_string(g.block) + ")");
   return g;
 }
 
@@ -95,7 +60,7 @@ LtProblem problem_of(const Fp8Args& g) {
   p.compute = CUBLAS_COMPUTE_32F;
   p.scale_type = CUDA_R_32F;
   p.bias = g.bias.has_value();
-  p.scale_mode = g.scaling;
+  p.scale_mode = scale_mode_of(g.scaling);
   return p;
 }
 
@@ -110,9 +75,7 @@ Fp8MmaProblem mma_problem_of(const Fp8Args& g) {
   q.k = g.k;
   q.a_e5m2 = g.a->dtype() == OPCERT_DTYPE_F8_E5M2;
   q.b_e5m2 = g.b->dtype() == OPCERT_DTYPE_F8_E5M2;
-  q.scaling = g.scaling == ScaleMode::kOuterVector ? Fp8MmaScaling::kChannel
-              : g.scaling == ScaleMode::kBlock     ? Fp8MmaScaling::kBlock
-                                                   : Fp8MmaScaling::kTensor;
+  q.scaling = g.scaling;
   q.a = g.a->data<const void>();
   q.b = g.b->data<const void>();
   q.a_scale = g.a_scale->data<const float>();
@@ -138,7 +101,7 @@ std::optional<Fp8Path> choose_path(CudaContext& ctx, const Fp8Args& g, std::stri
   const LtProblem p = problem_of(g);
   auto lt_why = lt_gemm_unsupported(ctx, p);
   if (!lt_why) return Fp8Path::kCublasLt;
-  if (g.scaling == ScaleMode::kOuterVector && !lt_gemm_unsupported(ctx, unscaled_fp32(p))) return Fp8Path::kChannelEpilogue;
+  if (g.scaling == sdk::Fp8Scaling::kChannel && !lt_gemm_unsupported(ctx, unscaled_fp32(p))) return Fp8Path::kChannelEpilogue;
   auto mma_why = mma_unsupported(ctx, g);
   if (!mma_why) return Fp8Path::kMma;
   why = *lt_why + "; " + *mma_why;
@@ -183,11 +146,11 @@ void run_channel_epilogue(CudaContext& ctx, const Fp8Args& g, const LtProblem& p
 
 void run_cublaslt(CudaContext& ctx, const Fp8Args& g, const LtProblem& p, LtOperands o) {
   float* a_scale_t = nullptr;
-  if (g.scaling == ScaleMode::kBlock) {
+  if (g.scaling == sdk::Fp8Scaling::kBlock) {
     // cuBLASLt reads the 1×128 activation scales token-major ([ceil(K/128), M], M contiguous), the
     // layout torch's _scaled_mm also demands; the contract's is [M, ceil(K/128)].
-    a_scale_t = static_cast<float*>(ctx.allocator.allocate(static_cast<std::size_t>(g.m * blocks(g.k)) * sizeof(float)));
-    launch_transpose_f32(o.a_scale, a_scale_t, g.m, blocks(g.k), ctx.stream);
+    a_scale_t = static_cast<float*>(ctx.allocator.allocate(static_cast<std::size_t>(g.m * g.blocks(g.k)) * sizeof(float)));
+    launch_transpose_f32(o.a_scale, a_scale_t, g.m, g.blocks(g.k), ctx.stream);
     OPCERT_CUDA_CHECK_LAUNCH("transpose_f32");
     o.a_scale = a_scale_t;
   }

@@ -136,7 +136,7 @@ __global__ void __launch_bounds__(kThreads) fp8_mma_gemm_kernel(Fp8MmaProblem p)
   const auto* a = static_cast<const uint8_t*>(p.a);
   const auto* b = static_cast<const uint8_t*>(p.b);
   const int64_t k_blocks = (p.k + kTileK - 1) / kTileK;
-  const bool block_scaled = p.scaling == Fp8MmaScaling::kBlock;
+  const bool block_scaled = p.scaling == sdk::Fp8Scaling::kBlock;
 
   auto load_stage = [&](int stage, int64_t kb) {
     uint8_t* base = smem + stage * kStageBytes;
@@ -183,14 +183,14 @@ __global__ void __launch_bounds__(kThreads) fp8_mma_gemm_kernel(Fp8MmaProblem p)
     __syncthreads();  // the next iteration's copies overwrite the stage just read
   }
 
-  const float tensor_scale = p.scaling == Fp8MmaScaling::kTensor ? p.a_scale[0] * p.b_scale[0] : 1.f;
+  const float tensor_scale = p.scaling == sdk::Fp8Scaling::kTensor ? p.a_scale[0] * p.b_scale[0] : 1.f;
 #pragma unroll
   for (int mt = 0; mt < kMmaTilesM; ++mt)
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       const int64_t row = m0 + wm * kWarpM + mt * 16 + group + 8 * half;
       if (row >= p.m) continue;
-      const float row_scale = p.scaling == Fp8MmaScaling::kChannel ? p.a_scale[row] : tensor_scale;
+      const float row_scale = p.scaling == sdk::Fp8Scaling::kChannel ? p.a_scale[row] : tensor_scale;
 #pragma unroll
       for (int nt = 0; nt < kMmaTilesN; ++nt)
 #pragma unroll
@@ -198,9 +198,9 @@ __global__ void __launch_bounds__(kThreads) fp8_mma_gemm_kernel(Fp8MmaProblem p)
           const int64_t col = n0 + wn * kWarpN + nt * 8 + quad * 2 + j;
           if (col >= p.n) continue;
           float v = acc[mt][nt][2 * half + j];
-          if (p.scaling == Fp8MmaScaling::kChannel)
+          if (p.scaling == sdk::Fp8Scaling::kChannel)
             v *= row_scale * p.b_scale[col];
-          else if (p.scaling == Fp8MmaScaling::kTensor)
+          else if (p.scaling == sdk::Fp8Scaling::kTensor)
             v *= row_scale;
           if (p.bias) v += load_bias(p.bias, col, p.out);
           store_out(p.c, row * p.n + col, v, p.out);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cuda_runtime.h>
+#include <opcert/sdk/gemm_fp8_operands.h>
 
 #include <cstdint>
 
@@ -14,14 +15,11 @@
 
 namespace opcert::cuda {
 
-/// How a_scale and b_scale apply (docs/OPS.md, gemm_fp8): [1] and [1]; [M] and [N];
-/// [M, ceil(K/128)] and [ceil(N/128), ceil(K/128)].
-enum class Fp8MmaScaling { kTensor, kChannel, kBlock };
-
 struct Fp8MmaProblem {
   int64_t m = 0, n = 0, k = 0;  // m, n, k > 0
   bool a_e5m2 = false, b_e5m2 = false;
-  Fp8MmaScaling scaling = Fp8MmaScaling::kTensor;
+  // a_scale and b_scale: [1] and [1]; [M] and [N]; [M, ceil(K/128)] and [ceil(N/128), ceil(K/128)]
+  sdk::Fp8Scaling scaling = sdk::Fp8Scaling::kTensor;
   const void* a = nullptr;  // [M, K] row-major
   const void* b = nullptr;  // [N, K] row-major (the weight)
   const float* a_scale = nullptr;

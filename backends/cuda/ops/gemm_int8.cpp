@@ -3,6 +3,7 @@
 // per-token × per-channel scales, bias) takes one more pass: the int32 result through
 // the scale_outer epilogue kernel, since cuBLASLt's int8 path has no outer-vector scaling.
 #include <opcert/sdk/call_check.h>
+#include <opcert/sdk/gemm_int8_operands.h>
 
 #include "cuda_check.h"
 #include "ops/checked_implementation.h"
@@ -13,47 +14,9 @@
 namespace opcert::cuda {
 namespace {
 
-struct Int8Args {
-  std::optional<sdk::Tensor> a, b, a_scale, b_scale, bias, c;
-  int64_t m = 0, n = 0, k = 0;
-  bool dequantize = false;
-};
+using Int8Args = sdk::GemmInt8Operands;
 
-Int8Args parse(const sdk::OpCall& call, sdk::CallCheck& check) {
-  (void)call;
-  Int8Args g;
-  g.a = check.input("a");
-  g.b = check.input("b");
-  g.c = check.output("c");
-  if (!g.a || !g.b || !g.c) return g;
-  check.dtype(*g.a, {OPCERT_DTYPE_I8});
-  check.dtype(*g.b, {OPCERT_DTYPE_I8});
-  check.dtype(*g.c, {OPCERT_DTYPE_I32, OPCERT_DTYPE_BF16, OPCERT_DTYPE_F16});
-  g.dequantize = g.c->dtype() != OPCERT_DTYPE_I32;
-  g.a_scale = check.input("a_scale", g.dequantize);
-  g.b_scale = check.input("b_scale", g.dequantize);
-  g.bias = check.input("bias", false);
-  check.require(g.a->ndim() == 2 && g.b->ndim() == 2, "a and b must be matrices");
-  if (!check.ok()) return g;
-  g.m = g.a->dim(0);
-  g.k = g.a->dim(1);
-  g.n = g.b->dim(0);
-  check.shape(*g.b, {g.n, g.k}, "[N, K]");
-  check.shape(*g.c, {g.m, g.n}, "[M, N]");
-  if (!g.dequantize) {
-    check.require(!g.a_scale && !g.b_scale && !g.bias, "an int32 output takes no scales and no bias");
-    return g;
-  }
-  check.dtype(*g.a_scale, {OPCERT_DTYPE_F32});
-  check.dtype(*g.b_scale, {OPCERT_DTYPE_F32});
-  check.shape(*g.a_scale, {g.m}, "[M]");
-  check.shape(*g.b_scale, {g.n}, "[N]");
-  if (g.bias) {
-    check.require(g.bias->dtype() == g.c->dtype(), "bias must have c's dtype");
-    check.shape(*g.bias, {g.n}, "[N]");
-  }
-  return g;
-}
+Int8Args parse(const sdk::OpCall& call, sdk::CallCheck& check) { return sdk::parse_gemm_int8(call, check); }
 
 LtProblem problem_of(const Int8Args& g) {
   LtProblem p;
