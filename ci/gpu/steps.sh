@@ -4,8 +4,9 @@
 # Usage: ci/gpu/steps.sh DEADLINE_S STEP...   where STEP is one of
 #   build                      ci/gpu/build.sh (opcert and the gpu-labelled tests)
 #   ctest                      ctest -L gpu in the build
-#   run:SUITE[:FILTER]         opcert run --backend cuda (torch the peer)
-#   bench:SUITE[:FILTER]       opcert bench --backend cuda, 3 repetitions of at least 0.3 s
+#   run:SUITE[:FILTER[:FLAGS]]    opcert run --backend cuda (torch the peer unless FLAGS say --no-peer)
+#   bench:SUITE[:FILTER[:FLAGS]]  opcert bench --backend cuda, 3 repetitions of at least 0.3 s
+# FLAGS: more opcert flags, space-separated (--impl GLOBS, --no-peer); no colons in FILTER or FLAGS.
 #   copy                       ci/gpu/copy_bandwidth.py (the memory-bound targets' yardstick)
 # A step gets what is left of DEADLINE_S plus 60 s, then is stopped (its log so far comes back).
 # At most 8 files come back: steps.txt (the summary) and one log per step, so name few steps.
@@ -24,7 +25,8 @@ for step in "$@"; do
   n=$((n + 1))
   elapsed=$(( $(date +%s) - start ))
   if [ "$elapsed" -ge "$deadline" ]; then echo "$step: not started, ${elapsed}s elapsed" >> "$summary"; continue; fi
-  IFS=: read -r kind suite filter <<< "$step"
+  IFS=: read -r kind suite filter flags <<< "$step"
+  read -r -a extra <<< "${flags:-}"
   name=$(printf '%02d' "$n")-${kind}${suite:+-${suite//\//-}}
   log="$OUT/$name.txt"
   t0=$(date +%s)
@@ -35,10 +37,10 @@ for step in "$@"; do
     ctest) ctest --test-dir build/gpu -L gpu --output-on-failure > "$log" 2>&1 ;;
     run)
       timeout "$left" "$opcert" run --backend cuda --suite "$suite" --filter "${filter:-}" --out "$work/$name" \
-        --progress plain > "$log" 2>&1 ;;
+        --progress plain "${extra[@]}" > "$log" 2>&1 ;;
     bench)
       timeout "$left" "$opcert" bench --backend cuda --suite "$suite" --filter "${filter:-}" --out "$work/$name" \
-        --benchmark_min_time=0.3s --benchmark_repetitions=3 > "$log" 2> "$work/$name.stderr"
+        --benchmark_min_time=0.3s --benchmark_repetitions=3 "${extra[@]}" > "$log" 2> "$work/$name.stderr"
       rc=$?
       tail -5 "$work/$name.stderr" >> "$log"
       (exit $rc) ;;
