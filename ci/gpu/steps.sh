@@ -37,7 +37,10 @@ for step in "$@"; do
     ctest) ctest --test-dir build/gpu -L gpu --output-on-failure > "$log" 2>&1 ;;
     run)
       timeout "$left" "$opcert" run --backend cuda --suite "$suite" --filter "${filter:-}" --out "$work/$name" \
-        --progress plain "${extra[@]}" > "$log" 2>&1 ;;
+        --progress plain "${extra[@]}" > "$log" 2>&1
+      rc=$?
+      python3 ci/gpu/worst_alignment.py "$work/$name/report.json" >> "$log" 2>&1
+      (exit $rc) ;;
     bench)
       timeout "$left" "$opcert" bench --backend cuda --suite "$suite" --filter "${filter:-}" --out "$work/$name" \
         --benchmark_min_time=0.3s --benchmark_repetitions=3 "${extra[@]}" > "$log" 2> "$work/$name.stderr"
