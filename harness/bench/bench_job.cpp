@@ -36,4 +36,13 @@ std::optional<double> BenchJob::spread() const {
   return std::max(reps.back() - median, median - reps.front()) / median;
 }
 
+std::optional<double> percent_of_copy(const BenchJob& job, const std::vector<BenchJob>& jobs) {
+  if (!job.copy_job || !job.error.empty()) return std::nullopt;
+  const BenchJob& copy = jobs.at(*job.copy_job);
+  const auto mine = job.typical_seconds();
+  const auto copy_time = copy.error.empty() ? copy.typical_seconds() : std::nullopt;
+  if (!mine || !copy_time || *mine <= 0) return std::nullopt;
+  return 100.0 * *copy_time / *mine;
+}
+
 }  // namespace opcert

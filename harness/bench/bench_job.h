@@ -28,10 +28,14 @@ struct BenchJob {
   std::string impl_key;
   const Case* test_case = nullptr;
   bool peer = false;                     ///< the torch peer: timed for the speedup, never gating
+  /// `--copy-baseline`: not the op but a device-to-device copy moving the case's bytes (half read,
+  /// half written), timed the same way: the yardstick of a memory-bound op. No check.
+  bool copy_baseline = false;
   std::string name;                      ///< the benchmark's name: "<case id>/<impl key>"
   WorkModel work;
   const PlatformConfig* platform = nullptr;  ///< whose peaks give the percentages; may be null
   std::optional<std::size_t> peer_job;   ///< the torch job on the same case, when there is one
+  std::optional<std::size_t> copy_job;   ///< the copy baseline of the same case and backend, when there is one
 
   // Outcome.
   std::optional<CaseResult> check;       ///< the one check before timing (or why it could not run)
@@ -46,5 +50,9 @@ struct BenchJob {
   /// max/min spread of the repetitions around the median, as a fraction; empty with one repetition.
   std::optional<double> spread() const;
 };
+
+/// 100 · the copy baseline's time over the job's: the job's bandwidth as a percent of a plain
+/// device-to-device copy of the same bytes. Empty without a measured baseline.
+std::optional<double> percent_of_copy(const BenchJob& job, const std::vector<BenchJob>& jobs);
 
 }  // namespace opcert

@@ -47,6 +47,7 @@ json bench_record_json(const BenchJob& job, const std::vector<BenchJob>& jobs) {
           {"case_id", job.test_case->id},
           {"op", job.test_case->op},
           {"peer", job.peer},
+          {"copy_baseline", job.copy_baseline},
           {"check", job.check ? json(std::string(status_name(job.check->status))) : json(nullptr)},
           {"error", string_or_null(job.error)},
           {"timing", string_or_null(job.timing_method)},
@@ -61,7 +62,8 @@ json bench_record_json(const BenchJob& job, const std::vector<BenchJob>& jobs) {
           {"tflops", json_number(tflops)},
           {"gbps", json_number(gbps)},
           {"pct_peak", json_number(pct)},
-          {"speedup_vs_torch", json_number(job.error.empty() ? speedup_vs_peer(job, jobs) : std::nullopt)}};
+          {"speedup_vs_torch", json_number(job.error.empty() ? speedup_vs_peer(job, jobs) : std::nullopt)},
+          {"pct_of_copy", json_number(percent_of_copy(job, jobs))}};
 }
 
 MeasurementStream::MeasurementStream(const std::filesystem::path& out_dir) : path_(out_dir / kFileName) {
@@ -104,7 +106,7 @@ json bench_report_json(const BenchReportInputs& in) {
   json benchmarks = json::array();
   for (const auto& job : *in.jobs) benchmarks.push_back(bench_record_json(job, *in.jobs));
   doc["benchmarks"] = benchmarks;
-  doc["bench_settings"] = {{"cold_l2", s.cold_l2}, {"benchmark_flags", s.benchmark_flags}};
+  doc["bench_settings"] = {{"cold_l2", s.cold_l2}, {"copy_baseline", s.copy_baseline}, {"benchmark_flags", s.benchmark_flags}};
   return doc;
 }
 

@@ -62,7 +62,7 @@ class BenchEngine {
       CacheFlusher* flusher = settings_.cold_l2 ? &flusher_for(job) : nullptr;
       for (auto _ : state) {
         if (flusher) flusher->flush();
-        const double seconds = timer.time([&] { active_->launch(); });
+        const double seconds = timer.time([&] { launch_active(); });
         state.SetIterationTime(seconds);
         total += seconds;
       }
@@ -80,16 +80,44 @@ class BenchEngine {
 
   void release() {
     active_.reset();
+    active_copy_.reset();
     active_index_.reset();
   }
 
  private:
+  void launch_active() {
+    if (active_copy_)
+      active_copy_->flush();
+    else
+      active_->launch();
+  }
+
+  // A copy baseline: two device buffers of half the case's bytes, one copied over the other.
+  bool activate_copy(std::size_t index) {
+    BenchJob& job = jobs_[index];
+    try {
+      const auto half = static_cast<uint64_t>(std::max(job.work.bytes / 2, 1.0));
+      active_copy_ = std::make_unique<CacheFlusher>(*job.backend, active_or_first_device(*job.backend), half);
+      SampleTimer& timer = timer_for(*job.backend);
+      job.timing_method = timer.method();
+      double warm = 0.0;
+      for (int i = 0; i < kWarmupLaunches || warm < kWarmupSeconds; ++i) warm += timer.time([&] { active_copy_->flush(); });
+    } catch (const std::exception& e) {
+      job.error = e.what();
+      active_copy_.reset();
+      return false;
+    }
+    active_index_ = index;
+    return true;
+  }
+
   // Prepares the job's case (releasing the previous one), checks it once, warms it up.
   bool activate(std::size_t index) {
     if (active_index_ == index) return true;
     release();
     BenchJob& job = jobs_[index];
     if (!job.error.empty()) return false;
+    if (job.copy_baseline) return activate_copy(index);
     const Case& c = *job.test_case;
     CaseResult early;
     auto prepared = PreparedCase::prepare(*job.backend, job.impl_key, c,
@@ -165,12 +193,17 @@ class BenchEngine {
       const double peer = jobs_[*job.peer_job].latest_mean_s;
       if (peer > 0) state.counters["speedup_vs_torch"] = peer / mean;
     }
+    if (job.copy_job) {
+      const double copy = jobs_[*job.copy_job].latest_mean_s;
+      if (copy > 0) state.counters["pct_of_copy"] = 100 * copy / mean;
+    }
   }
 
   std::vector<BenchJob>& jobs_;
   const BenchSettings& settings_;
   ResultsStream& results_;
   std::unique_ptr<PreparedCase> active_;
+  std::unique_ptr<CacheFlusher> active_copy_;  // the active job is a copy baseline
   std::optional<std::size_t> active_index_;
   std::map<BackendHandle*, std::unique_ptr<SampleTimer>> timers_;
   std::map<BackendHandle*, std::unique_ptr<CacheFlusher>> flushers_;
@@ -184,6 +217,19 @@ std::vector<Job> ordered_jobs(const std::vector<RunTarget>& targets, const Suite
   auto jobs = plan_checked_jobs(plans, suite, s.filter, s.impl_selection);
   std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.case_index < b.case_index; });
   return jobs;
+}
+
+// The copy baseline timed just before the first job of its backend on the case.
+BenchJob copy_baseline_job(const BenchJob& op_job) {
+  BenchJob copy;
+  copy.backend = op_job.backend;
+  copy.impl_key = op_job.backend->name() + ".copy";
+  copy.test_case = op_job.test_case;
+  copy.copy_baseline = true;
+  copy.name = op_job.test_case->id + "/" + copy.impl_key;
+  copy.work = op_job.work;
+  copy.platform = op_job.platform;
+  return copy;
 }
 
 // Queries support up front: an unsupported case is recorded SKIPPED, never registered.
@@ -253,6 +299,7 @@ int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, co
   std::vector<BenchJob> jobs;
   std::vector<CaseResult> skipped;
   std::map<std::size_t, std::size_t> torch_job_of_case;
+  std::map<std::pair<BackendHandle*, std::size_t>, std::size_t> copy_job_of;  // (backend, case) -> job
   const nlohmann::json gpus = capture_environment(s.environment).value("gpus", nlohmann::json());
   for (const Job& j : planned) {
     BackendHandle* backend = targets.at(j.backend_index).backend;
@@ -278,6 +325,14 @@ int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, co
       torch_job_of_case[j.case_index] = jobs.size();
     else if (backend->name() != kTorch)
       if (auto it = torch_job_of_case.find(j.case_index); it != torch_job_of_case.end()) job.peer_job = it->second;
+    if (s.copy_baseline && !job.peer && job.error.empty() && !job.work.compute_bound && job.work.bytes > 0) {
+      const auto key = std::make_pair(backend, j.case_index);
+      if (!copy_job_of.contains(key)) {
+        copy_job_of[key] = jobs.size();
+        jobs.push_back(copy_baseline_job(job));
+      }
+      job.copy_job = copy_job_of[key];
+    }
     jobs.push_back(std::move(job));
   }
 

@@ -22,6 +22,7 @@ struct BenchSettings {
   std::filesystem::path out_dir;       // bench.json, report.json, results.jsonl, measurements.jsonl
   uint64_t seed = 1;
   bool cold_l2 = false;                // --cold-l2: flush the last-level cache before each sample
+  bool copy_baseline = false;          // --copy-baseline: time a copy of each memory-bound case's bytes
   std::string platform;                // --platform: whose peaks apply ("" = match by device name)
   const PlatformCatalog* platforms = nullptr;
   /// Google Benchmark's own flags, passed through (--benchmark_min_time=..., ...).

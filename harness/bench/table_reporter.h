@@ -1,6 +1,7 @@
 // The console side of `opcert bench`: a Google Benchmark display reporter that records what each
 // benchmark measured into its BenchJob and prints one table row per benchmark as it finishes:
-//   op | case | impl | time | TFLOP/s | GB/s | % peak | vs torch | check
+//   op | case | impl | time | TFLOP/s | GB/s | % peak | vs torch | [% copy |] check
+// ("% copy" with --copy-baseline: the row's bandwidth as a percent of a copy of the same bytes).
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -15,8 +16,12 @@
 
 namespace opcert {
 
+/// The table's header, with the "% copy" column or without.
+std::vector<std::string> bench_header(bool copy_column);
+
 /// The cells of a job's row, in the column order above; "-" where a figure does not apply.
-std::vector<std::string> bench_row_cells(const BenchJob& job, const std::vector<BenchJob>& jobs);
+std::vector<std::string> bench_row_cells(const BenchJob& job, const std::vector<BenchJob>& jobs,
+                                         bool copy_column = false);
 
 /// The speedup of `job` over its torch peer (peer time / job time), when both were measured.
 std::optional<double> speedup_vs_peer(const BenchJob& job, const std::vector<BenchJob>& jobs);
@@ -40,6 +45,8 @@ class TableReporter : public benchmark::BenchmarkReporter {
   std::FILE* out_;
   std::function<void(const BenchJob&)> on_reported_;
   std::map<std::string, std::size_t> by_name_;
+  bool copy_column_ = false;
+  std::vector<std::string> header_;
   std::vector<std::size_t> widths_;
 };
 

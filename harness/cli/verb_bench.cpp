@@ -22,6 +22,7 @@ struct BenchFlags {
   std::string impl;
   bool no_peer = false;
   bool cold_l2 = false;
+  bool copy_baseline = false;
 };
 
 // Google Benchmark's flags ride along as extras; anything else left over is a typo.
@@ -59,6 +60,9 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
   verb->add_flag("--no-peer", flags->no_peer, "Do not time the torch backend alongside (no 'vs torch' column)");
   verb->add_flag("--cold-l2", flags->cold_l2,
                  "Flush the last-level cache before each sample (platform cache_mib, the host's LLC, or 256 MiB)");
+  verb->add_flag("--copy-baseline", flags->copy_baseline,
+                 "Also time a device-to-device copy of each memory-bound case's bytes on each backend, and give every "
+                 "memory-bound row its bandwidth as a percent of that copy ('% copy')");
 
   verb->callback([verb, options, flags, &exit_code] {
     const auto started = std::chrono::system_clock::now();
@@ -82,6 +86,7 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
     s.out_dir = flags->out.empty() ? default_out_dir(started) : std::filesystem::path(flags->out);
     s.seed = flags->seed;
     s.cold_l2 = flags->cold_l2;
+    s.copy_baseline = flags->copy_baseline;
     s.platform = options->platform;
     s.platforms = &platforms;
     s.command_line = current_command_line();

@@ -163,6 +163,36 @@ TEST(BenchEndToEnd, TheCpuBackendIsTimedWithWallClockAndItsRooflineCountersAreTh
   EXPECT_TRUE(cpu_seen) << report.dump(2);
 }
 
+TEST(BenchEndToEnd, ACopyBaselineGivesMemoryBoundRowsTheirPercentOfCopy) {
+  TempDir dir;
+  const std::string out = dir.path() + "/out";
+  const auto r = run_opcert(timed_args(out, "^sleep20$") + " --copy-baseline");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("% copy"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("timed.copy"), std::string::npos) << r.out;
+
+  const json report = read_json(fs::path(out) / "report.json");
+  EXPECT_EQ(report.at("bench_settings").at("copy_baseline"), true);
+  const json* copy = nullptr;
+  const json* op = nullptr;
+  for (const auto& rec : report.at("benchmarks")) (rec.at("copy_baseline").get<bool>() ? copy : op) = &rec;
+  ASSERT_NE(copy, nullptr) << report.dump(2);
+  ASSERT_NE(op, nullptr) << report.dump(2);
+  // The baseline moves the case's bytes and is never checked; the op (a 20 ms sleep over a few
+  // bytes) is far slower than copying them.
+  EXPECT_EQ(copy->at("impl_key"), "timed.copy");
+  EXPECT_TRUE(copy->at("check").is_null());
+  EXPECT_EQ(copy->at("bytes"), op->at("bytes"));
+  EXPECT_GT(copy->at("seconds").get<double>(), 0.0);
+  ASSERT_TRUE(op->at("pct_of_copy").is_number()) << op->dump(2);
+  const double pct = op->at("pct_of_copy").get<double>();
+  EXPECT_GT(pct, 0.0);
+  EXPECT_LT(pct, 5.0);
+  EXPECT_NEAR(pct, 100.0 * copy->at("seconds").get<double>() / op->at("seconds").get<double>(), 1e-6 * pct);
+  const std::string problems = schema_problems(fs::path(out) / "report.json");
+  if (problems != "skip") EXPECT_EQ(problems, "") << problems;
+}
+
 TEST(BenchEndToEnd, FlagsOpcertOwnsOrDoesNotKnowAreOneLineErrors) {
   for (const std::string extra : {"--benchmark_out=/tmp/x.json", "--benchmark_format=csv", "--bogus",
                                   "--benchmark_no_such_flag=1"}) {
