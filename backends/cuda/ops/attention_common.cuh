@@ -93,6 +93,82 @@ __device__ inline KeyRange allowed_keys(const Params& p, int sq, int skv, int i)
   return {lo, hi};
 }
 
+/// The query tile of a CTA of an attention kernel (grid of attention_grid(p, bm)): its sequence,
+/// its rows, its operands and the keys some query of it may see.
+template <class T>
+struct CtaTile {
+  Seq s;
+  int h = 0;
+  int m0 = 0;      // first query row of the tile in the sequence
+  int rows = 0;    // valid query rows of the tile
+  int offset = 0;  // query i's diagonal key is i + offset
+  int64_t q_stride = 0, kv_stride = 0;  // elements between tokens
+  const T* q = nullptr;  // query row m0, head h
+  T* o = nullptr;
+  const T* k = nullptr;  // key 0 of the sequence, head h / group
+  const T* v = nullptr;
+  float* lse = nullptr;  // lse of query row m0 of head h (null: not requested)
+  int key_lo = 0, key_hi = 0;  // keys [key_lo, key_hi) that some query of the tile may see
+};
+
+/// The tile of this CTA; false when the CTA has none (varlen grids have spare CTAs). Tiles are
+/// numbered from the last one so that the costliest causal tiles start first.
+template <class T, int D>
+__device__ inline bool cta_tile(const Params& p, int bm, CtaTile<T>& t) {
+  int m_block = 0;
+  if (p.cu_q != nullptr) {
+    int b = 0, tile = 0;
+    if (!varlen_find_tile(p, bm, blockIdx.x, b, tile)) return false;
+    t.s = varlen_seq(p, b);
+    m_block = (t.s.sq + bm - 1) / bm - 1 - tile;
+  } else {
+    t.s = bshd_seq(p, blockIdx.z);
+    m_block = static_cast<int>(gridDim.x) - 1 - static_cast<int>(blockIdx.x);
+  }
+  t.h = blockIdx.y;
+  const int kvh = t.h / p.group;
+  t.m0 = m_block * bm;
+  t.rows = min(bm, t.s.sq - t.m0);
+  t.offset = t.s.skv - t.s.sq;
+  t.q_stride = int64_t{p.hq} * D;
+  t.kv_stride = int64_t{p.hkv} * D;
+  t.q = static_cast<const T*>(p.q) + (t.s.q_start + t.m0) * t.q_stride + int64_t{t.h} * D;
+  t.o = static_cast<T*>(p.o) + (t.s.q_start + t.m0) * t.q_stride + int64_t{t.h} * D;
+  t.k = static_cast<const T*>(p.k) + t.s.k_start * t.kv_stride + int64_t{kvh} * D;
+  t.v = static_cast<const T*>(p.v) + t.s.k_start * t.kv_stride + int64_t{kvh} * D;
+  t.lse = p.lse != nullptr ? p.lse + t.s.lse_base + int64_t{t.h} * t.s.lse_head_stride + t.m0 : nullptr;
+  t.key_lo = p.window_left >= 0 ? max(0, t.m0 + t.offset - p.window_left) : 0;
+  t.key_hi = p.causal ? min(t.s.skv, t.m0 + t.rows - 1 + t.offset + 1) : t.s.skv;
+  return true;
+}
+
+/// A tile no query of which sees a key: o = 0, lse = -inf (all `threads` threads of the CTA call it).
+template <class T, int D>
+__device__ inline void write_empty_tile(const CtaTile<T>& t, int tid, int threads) {
+  constexpr int CH = D / 8;
+  for (int idx = tid; idx < t.rows * CH; idx += threads) {
+    const int r = idx / CH, c = idx % CH;
+    *reinterpret_cast<uint4*>(t.o + r * t.q_stride + c * 8) = make_uint4(0, 0, 0, 0);
+  }
+  if (t.lse != nullptr)
+    for (int r = tid; r < t.rows; r += threads) t.lse[r] = -INFINITY;
+}
+
+/// Whether the key tile [n0, n0 + bn) crosses the end of the keys, the causal diagonal or the
+/// window edge for some query of the tile [m0, m0 + bm): only those tiles need masks.
+__device__ inline bool tile_needs_mask(const Params& p, int n0, int bn, int m0, int bm, int skv, int offset) {
+  return n0 + bn > skv || (p.causal && n0 + bn - 1 > m0 + offset) ||
+         (p.window_left >= 0 && n0 < m0 + bm - 1 + offset - p.window_left);
+}
+
+/// The grid of the tensor-core kernels for query tiles of bm rows: x the tiles (varlen: at most
+/// ceil(Tq / bm) + B, the spare CTAs exit at once), y the query heads, z the batch (BSHD).
+inline dim3 attention_grid(const Params& p, int bm) {
+  if (p.cu_q != nullptr)
+    return dim3(static_cast<unsigned>((p.tq + bm - 1) / bm + p.batch), static_cast<unsigned>(p.hq), 1);
+  return dim3(static_cast<unsigned>((p.sq + bm - 1) / bm), static_cast<unsigned>(p.hq), static_cast<unsigned>(p.batch));
+}
+
 // dtype <-> fp32 conversions: the backend's one set, in vector_io.cuh.
 using vio::from_f32;
 using vio::to_f32;

@@ -87,6 +87,93 @@ __device__ inline float exp2_approx(float x) {
   return y;
 }
 
+// ---- S / P fragment helpers (mma.sync m16n8 accumulators, also wgmma's per warp) -----------
+// A 16-row block of S over NT 8-key column tiles: thread (g = lane / 4, t4 = lane % 4) holds
+// sc[nt][2r + c] = S[g + 8r][8nt + 2t4 + c].
+
+/// -inf where query i0 + 8r (in-sequence index) may not see key n0 + 8nt + 2t4 + c.
+template <int NT>
+__device__ inline void mask_rows(float (&sc)[NT][4], const Params& p, int i0, int n0, int skv, int offset, int t4) {
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int diagonal = i0 + 8 * r + offset;
+    const int jmax = p.causal ? min(skv - 1, diagonal) : skv - 1;
+    const int jmin = p.window_left >= 0 ? diagonal - p.window_left : 0;
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+      for (int c = 0; c < 2; ++c) {
+        const int j = n0 + nt * 8 + 2 * t4 + c;
+        if (j > jmax || j < jmin) sc[nt][2 * r + c] = -INFINITY;
+      }
+  }
+}
+
+/// One online-softmax step of the block's two rows: the running max (raw units) takes in the
+/// tile, sc becomes p = exp2(s·sl2 - m·sl2), the running sum l = l·alpha + Σp; alpha is what the
+/// output accumulators of the row must be scaled by.
+template <int NT>
+__device__ inline void softmax_rows(float (&sc)[NT][4], float (&row_max)[2], float (&row_sum)[2], float sl2,
+                                    float (&alpha)[2]) {
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    float mx = row_max[r];
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt) mx = fmaxf(mx, fmaxf(sc[nt][2 * r], sc[nt][2 * r + 1]));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    const float m_scaled = mx == -INFINITY ? 0.0f : mx * sl2;  // all masked so far: exp2(-inf) = 0
+    alpha[r] = exp2_approx(row_max[r] * sl2 - m_scaled);
+    row_max[r] = mx;
+    float sum = 0.0f;
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+      for (int c = 0; c < 2; ++c) {
+        const float e = exp2_approx(fmaf(sc[nt][2 * r + c], sl2, -m_scaled));
+        sc[nt][2 * r + c] = e;
+        sum += e;
+      }
+    row_sum[r] = row_sum[r] * alpha[r] + sum;
+  }
+}
+
+/// acc (DT 8-column tiles of the block's rows) *= alpha of its row.
+template <int DT>
+__device__ inline void rescale_rows(float (&acc)[DT][4], const float (&alpha)[2]) {
+#pragma unroll
+  for (int dt = 0; dt < DT; ++dt)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) acc[dt][e] *= alpha[e / 2];
+}
+
+/// P rounded to T as the A operand of the second product, one m16k16 fragment per 16 keys
+/// (the accumulator layout of two 8-key tiles is the A layout of one 16-key step).
+template <class T, int NT>
+__device__ inline void pack_p(const float (&sc)[NT][4], uint32_t (&pa)[NT / 2][4]) {
+#pragma unroll
+  for (int kk = 0; kk < NT / 2; ++kk) {
+    pa[kk][0] = pack2<T>(sc[2 * kk][0], sc[2 * kk][1]);
+    pa[kk][1] = pack2<T>(sc[2 * kk][2], sc[2 * kk][3]);
+    pa[kk][2] = pack2<T>(sc[2 * kk + 1][0], sc[2 * kk + 1][1]);
+    pa[kk][3] = pack2<T>(sc[2 * kk + 1][2], sc[2 * kk + 1][3]);
+  }
+}
+
+/// The row's l summed over its four threads; the factor o is scaled by (0 when the row saw no key,
+/// l == 0; NaN propagates through 1/l) and its lse (-inf when it saw none).
+struct RowFinish {
+  bool no_key;
+  float inv, lse;
+};
+__device__ inline RowFinish finish_row(float partial_sum, float row_max, float scale) {
+  float sum = partial_sum;
+  sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+  sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+  if (sum == 0.0f) return {true, 0.0f, -INFINITY};
+  return {false, 1.0f / sum, row_max * scale + logf(sum)};
+}
+
 // ---- configuration -------------------------------------------------------------------------
 
 /// kD head dim, kMW 16-row blocks per warp, kBN keys per tile, kWarps warps per CTA.
@@ -174,7 +261,7 @@ struct TileCopy {
 
 template <class T, class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) attention_flash_kernel(const Params p) {
-  constexpr int D = Cfg::kD, BM = Cfg::kBM, BN = Cfg::kBN, MW = Cfg::kMW, CH = Cfg::kChunks;
+  constexpr int D = Cfg::kD, BM = Cfg::kBM, BN = Cfg::kBN, MW = Cfg::kMW;
   constexpr int NT = BN / 8;  // 8-key column tiles of S per row block
   constexpr int DT = D / 8;   // 8-wide column tiles of O per row block
   extern __shared__ __align__(128) unsigned char smem_raw[];
@@ -191,45 +278,20 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) attention_flas
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int g = lane / 4, t4 = lane % 4;  // mma fragment row group and column pair
 
-  // The sequence and query tile of this CTA. Tiles are numbered from the last one so that the
-  // costliest causal tiles start first.
-  Seq s;
-  int m_block = 0;
-  if (p.cu_q != nullptr) {
-    int b = 0, tile = 0;
-    if (!varlen_find_tile(p, BM, blockIdx.x, b, tile)) return;
-    s = varlen_seq(p, b);
-    m_block = (s.sq + BM - 1) / BM - 1 - tile;
-  } else {
-    s = bshd_seq(p, blockIdx.z);
-    m_block = static_cast<int>(gridDim.x) - 1 - static_cast<int>(blockIdx.x);
-  }
-  const int h = blockIdx.y, kvh = h / p.group;
-  const int m0 = m_block * BM;
-  const int rows = min(BM, s.sq - m0);  // valid query rows of the tile
-  const int offset = s.skv - s.sq;      // query i's diagonal key is i + offset
-
-  const int64_t q_stride = int64_t{p.hq} * D, kv_stride = int64_t{p.hkv} * D;
-  const T* gQ = static_cast<const T*>(p.q) + (s.q_start + m0) * q_stride + int64_t{h} * D;
-  T* gO = static_cast<T*>(p.o) + (s.q_start + m0) * q_stride + int64_t{h} * D;
-  const T* gK = static_cast<const T*>(p.k) + s.k_start * kv_stride + int64_t{kvh} * D;
-  const T* gV = static_cast<const T*>(p.v) + s.k_start * kv_stride + int64_t{kvh} * D;
-  float* lse_row = p.lse != nullptr ? p.lse + s.lse_base + int64_t{h} * s.lse_head_stride + m0 : nullptr;
-
-  // Keys [key_lo, key_hi) that some query of the tile may see.
-  const int key_lo = p.window_left >= 0 ? max(0, m0 + offset - p.window_left) : 0;
-  const int key_hi = p.causal ? min(s.skv, m0 + rows - 1 + offset + 1) : s.skv;
-  if (key_hi <= key_lo) {  // no query of the tile sees a key: o = 0, lse = -inf
-    for (int idx = tid; idx < rows * CH; idx += Cfg::kThreads) {
-      const int r = idx / CH, c = idx % CH;
-      *reinterpret_cast<uint4*>(gO + r * q_stride + c * 8) = make_uint4(0, 0, 0, 0);
-    }
-    if (lse_row != nullptr)
-      for (int r = tid; r < rows; r += Cfg::kThreads) lse_row[r] = -INFINITY;
+  CtaTile<T> t;
+  if (!cta_tile<T, D>(p, BM, t)) return;
+  const Seq& s = t.s;
+  const int m0 = t.m0, rows = t.rows, offset = t.offset;
+  const int64_t q_stride = t.q_stride, kv_stride = t.kv_stride;
+  const T* gQ = t.q;
+  const T* gK = t.k;
+  const T* gV = t.v;
+  if (t.key_hi <= t.key_lo) {  // no query of the tile sees a key
+    write_empty_tile<T, D>(t, tid, Cfg::kThreads);
     return;
   }
-  const int n_min = key_lo / BN, n_max = (key_hi + BN - 1) / BN;  // key tiles [n_min, n_max)
-  if (tid == 0) epi = {gO, lse_row, rows};  // read after the loop's barriers
+  const int n_min = t.key_lo / BN, n_max = (t.key_hi + BN - 1) / BN;  // key tiles [n_min, n_max)
+  if (tid == 0) epi = {t.o, t.lse, rows};  // read after the loop's barriers
 
   const uint32_t sQ_addr = smem_addr(sQ), sK_addr = smem_addr(sK), sV_addr = smem_addr(sV);
   constexpr uint32_t kKVStageBytes = BN * D * 2;
@@ -327,68 +389,23 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) attention_flas
 
     // Masks, only where the tile crosses the end of the keys, the causal diagonal or the window edge.
     const int n0 = n * BN;
-    const bool need_mask = n0 + BN > s.skv || (p.causal && n0 + BN - 1 > m0 + offset) ||
-                           (p.window_left >= 0 && n0 < m0 + BM - 1 + offset - p.window_left);
-    if (need_mask) {
+    if (tile_needs_mask(p, n0, BN, m0, BM, s.skv, offset)) {
 #pragma unroll
-      for (int mi = 0; mi < MW; ++mi)
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          const int i = m0 + wrow + mi * 16 + g + 8 * r;  // query row in the sequence
-          const int diagonal = i + offset;
-          const int jmax = p.causal ? min(s.skv - 1, diagonal) : s.skv - 1;
-          const int jmin = p.window_left >= 0 ? diagonal - p.window_left : 0;
-#pragma unroll
-          for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-            for (int c = 0; c < 2; ++c) {
-              const int j = n0 + nt * 8 + 2 * t4 + c;
-              if (j > jmax || j < jmin) sc[mi][nt][2 * r + c] = -INFINITY;
-            }
-        }
+      for (int mi = 0; mi < MW; ++mi) mask_rows(sc[mi], p, m0 + wrow + mi * 16 + g, n0, s.skv, offset, t4);
     }
 
     // Online softmax: new running max (raw units), rescale o and l, p = exp2(s·sl2 - m·sl2).
 #pragma unroll
-    for (int mi = 0; mi < MW; ++mi)
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        float mx = row_max[mi][r];
-#pragma unroll
-        for (int nt = 0; nt < NT; ++nt) mx = fmaxf(mx, fmaxf(sc[mi][nt][2 * r], sc[mi][nt][2 * r + 1]));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-        const float m_scaled = mx == -INFINITY ? 0.0f : mx * sl2;  // all masked so far: exp2(-inf) = 0
-        const float alpha = exp2_approx(row_max[mi][r] * sl2 - m_scaled);
-        row_max[mi][r] = mx;
-        float sum = 0.0f;
-#pragma unroll
-        for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-          for (int c = 0; c < 2; ++c) {
-            const float e = exp2_approx(fmaf(sc[mi][nt][2 * r + c], sl2, -m_scaled));
-            sc[mi][nt][2 * r + c] = e;
-            sum += e;
-          }
-        row_sum[mi][r] = row_sum[mi][r] * alpha + sum;
-#pragma unroll
-        for (int dt = 0; dt < DT; ++dt) {
-          acc[mi][dt][2 * r] *= alpha;
-          acc[mi][dt][2 * r + 1] *= alpha;
-        }
-      }
+    for (int mi = 0; mi < MW; ++mi) {
+      float alpha[2];
+      softmax_rows(sc[mi], row_max[mi], row_sum[mi], sl2, alpha);
+      rescale_rows(acc[mi], alpha);
+    }
 
     // O += P·V, P rounded to T straight from the S accumulators (C layout = A layout).
-    uint32_t pa[BN / 16][MW][4];
+    uint32_t pa[MW][BN / 16][4];
 #pragma unroll
-    for (int kk = 0; kk < BN / 16; ++kk)
-#pragma unroll
-      for (int mi = 0; mi < MW; ++mi) {
-        pa[kk][mi][0] = pack2<T>(sc[mi][2 * kk][0], sc[mi][2 * kk][1]);
-        pa[kk][mi][1] = pack2<T>(sc[mi][2 * kk][2], sc[mi][2 * kk][3]);
-        pa[kk][mi][2] = pack2<T>(sc[mi][2 * kk + 1][0], sc[mi][2 * kk + 1][1]);
-        pa[kk][mi][3] = pack2<T>(sc[mi][2 * kk + 1][2], sc[mi][2 * kk + 1][3]);
-      }
+    for (int mi = 0; mi < MW; ++mi) pack_p<T>(sc[mi], pa[mi]);
 #pragma unroll
     for (int kk = 0; kk < BN / 16; ++kk) {
 #pragma unroll
@@ -397,8 +414,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) attention_flas
         ldmatrix_x4_trans(vb, tV + kk * 16 * D * 2 + v_swz.at(dd));
 #pragma unroll
         for (int mi = 0; mi < MW; ++mi) {
-          mma_16816<T>(acc[mi][2 * dd], pa[kk][mi], vb[0], vb[1]);
-          mma_16816<T>(acc[mi][2 * dd + 1], pa[kk][mi], vb[2], vb[3]);
+          mma_16816<T>(acc[mi][2 * dd], pa[mi][kk], vb[0], vb[1]);
+          mma_16816<T>(acc[mi][2 * dd + 1], pa[mi][kk], vb[2], vb[3]);
         }
       }
     }
@@ -415,21 +432,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) attention_flas
   for (int mi = 0; mi < MW; ++mi)
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      float sum = row_sum[mi][r];
-      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-      // l == 0 exactly when the row saw no key (o = 0, lse = -inf); NaN propagates through 1/l.
-      const bool no_key = sum == 0.0f;
-      const float inv = no_key ? 0.0f : 1.0f / sum;
+      const RowFinish f = finish_row(row_sum[mi][r], row_max[mi][r], p.scale);
       const int row = wrow + mi * 16 + g + 8 * r;
 #pragma unroll
       for (int dt = 0; dt < DT; ++dt) {
-        const float o0 = no_key ? 0.0f : acc[mi][dt][2 * r] * inv;
-        const float o1 = no_key ? 0.0f : acc[mi][dt][2 * r + 1] * inv;
+        const float o0 = f.no_key ? 0.0f : acc[mi][dt][2 * r] * f.inv;
+        const float o1 = f.no_key ? 0.0f : acc[mi][dt][2 * r + 1] * f.inv;
         *reinterpret_cast<uint32_t*>(sQ + swz<D>(row, dt) + 2 * t4) = pack2<T>(o0, o1);
       }
-      if (lse_out != nullptr && t4 == 0 && row < out_rows)
-        lse_out[row] = no_key ? -INFINITY : row_max[mi][r] * p.scale + logf(sum);
+      if (lse_out != nullptr && t4 == 0 && row < out_rows) lse_out[row] = f.lse;
     }
   __syncthreads();
   const TileCopy<D, Cfg::kThreads, BM> o_copy(tid);
@@ -449,15 +460,7 @@ void launch_flash_d(const Params& p, cudaStream_t stream) {
   using Cfg = typename FlashConfigFor<D>::type;
   const auto kernel = attention_flash_kernel<T, Cfg>;
   OPCERT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
-  dim3 grid;
-  if (p.cu_q != nullptr) {
-    // Sequence b has ceil(sq_b / BM) tiles; their sum is at most ceil(Tq / BM) + B. CTAs past the
-    // last tile exit at once.
-    grid = dim3(static_cast<unsigned>((p.tq + Cfg::kBM - 1) / Cfg::kBM + p.batch), static_cast<unsigned>(p.hq), 1);
-  } else {
-    grid = dim3(static_cast<unsigned>((p.sq + Cfg::kBM - 1) / Cfg::kBM), static_cast<unsigned>(p.hq),
-                static_cast<unsigned>(p.batch));
-  }
+  const dim3 grid = attention_grid(p, Cfg::kBM);
   if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;
   kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(p);
   OPCERT_CUDA_CHECK_LAUNCH("attention_flash_kernel");

@@ -44,6 +44,15 @@ void launch_flash_fp16(const Params& p, cudaStream_t stream);
 /// Shared memory the tensor-core kernel needs for head dim d (0 if d is not one it takes).
 int flash_smem_bytes(int d);
 
+/// The Hopper kernel of cuda.attention.wgmma (attention_wgmma_kernel.cuh: fp16/bf16, D 64/128,
+/// sm_90a; the caller checks): per-dtype entry points, the kernel for head dim d (null for other
+/// d, for its attributes), and its shared memory for head dim d (0 if not one it takes).
+void launch_wgmma_bf16(const Params& p, cudaStream_t stream);
+void launch_wgmma_fp16(const Params& p, cudaStream_t stream);
+const void* wgmma_kernel_bf16(int d);
+const void* wgmma_kernel_fp16(int d);
+int wgmma_smem_bytes(int d);
+
 /// The simple fp32-math kernel (any dtype, 1 <= D <= 256): one warp per (query, head).
 inline constexpr int kSimpleMaxD = 256;
 void launch_simple(const Params& p, Dtype dtype, cudaStream_t stream);
