@@ -127,8 +127,15 @@ void add_run_verb(CLI::App& app, int& exit_code) {
       // Ranks of an MPI job, or one rank that says so (DESIGN.md section 8). No torch peer here.
       const std::unique_ptr<World> world = make_world();
       if (const std::string mpi = world->library_version(); !mpi.empty()) s.environment.libraries["mpi"] = mpi;
+      // Backends without communicators have nothing to run here; keep them out of the report
+      // (when none has any, the selection stays and the runner says so, exit 3).
+      std::vector<RunTarget> targets = run_targets(*registry, selected, true);
+      std::vector<RunTarget> with_comms;
+      for (const RunTarget& t : targets)
+        if (t.backend->has_collectives()) with_comms.push_back(t);
+      if (!with_comms.empty()) targets = std::move(with_comms);
       try {
-        exit_code = run_collectives(run_targets(*registry, selected, true), suite, s, *world);
+        exit_code = run_collectives(targets, suite, s, *world);
       } catch (...) {
         world->finalize();  // every rank throws alike (the same arguments), so they end together
         throw;
