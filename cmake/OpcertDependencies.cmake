@@ -52,8 +52,13 @@ endif()
 opcert_resolve_option(OPCERT_WITH_TORCH Torch_FOUND "LibTorch (libtorch-dev, or torch.utils.cmake_prefix_path)")
 
 if(NOT OPCERT_WITH_MPI STREQUAL "OFF")
-  find_package(MPI QUIET COMPONENTS CXX)
+  # The C bindings only: MPI's C++ bindings are deprecated, and the C API is all opcert calls.
+  find_package(MPI QUIET COMPONENTS C)
 endif()
-opcert_resolve_option(OPCERT_WITH_MPI MPI_CXX_FOUND "MPI (libopenmpi-dev)")
+opcert_resolve_option(OPCERT_WITH_MPI MPI_C_FOUND "MPI (libopenmpi-dev)")
+if(OPCERT_WITH_MPI_ENABLED)
+  # mpi.h pulls in the deprecated C++ bindings when compiled as C++; opcert links only the C library.
+  target_compile_definitions(MPI::MPI_C INTERFACE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
+endif()
 
 message(STATUS "opcert: CUDA ${OPCERT_WITH_CUDA_ENABLED}, LibTorch ${OPCERT_WITH_TORCH_ENABLED}, MPI ${OPCERT_WITH_MPI_ENABLED}")

@@ -62,7 +62,7 @@ json report_to_json(const RunReport& report) {
   for (const auto& b : report.backends) backends.push_back(backend_json(b));
   json results = json::array();
   for (const auto& r : report.results) results.push_back(to_json(r));
-  return {{"schema_version", kReportSchemaVersion},
+  json j = {{"schema_version", kReportSchemaVersion},
           {"kind", "opcert-conformance-report"},
           {"opcert_version", report.opcert_version},
           {"command_line", report.command_line},
@@ -80,6 +80,8 @@ json report_to_json(const RunReport& report) {
           {"summary", summary_json(report)},
           {"results", results},
           {"exit_code", report.exit_code}};
+  if (report.ranks) j["ranks"] = {{"count", *report.ranks}, {"launcher", report.launcher}};
+  return j;
 }
 
 std::unique_ptr<ReportWriter> make_json_report_writer() { return std::make_unique<JsonReportWriter>(); }

@@ -70,7 +70,8 @@ std::map<std::tuple<std::string, std::string, std::string>, int> case_name_uses(
 }
 
 std::string testcase(const CaseResult& r, bool name_with_impl) {
-  const std::string name = name_with_impl && !r.impl_key.empty() ? r.case_id + " [" + r.impl_key + "]" : r.case_id;
+  std::string name = name_with_impl && !r.impl_key.empty() ? r.case_id + " [" + r.impl_key + "]" : r.case_id;
+  if (r.rank) name += " (rank " + std::to_string(*r.rank) + ")";  // collectives: one testcase per rank
   std::string xml = "    <testcase" + attr("classname", r.backend + "." + r.op) + attr("name", name) +
                     attr("time", seconds(r.duration_ms));
   const std::string status(status_name(r.status));

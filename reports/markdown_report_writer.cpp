@@ -103,6 +103,7 @@ std::string table(const RunReport& report) {
 std::string case_entry(const CaseResult& r) {
   std::string md = fmt::format("- **{}** {} {} {}", status_name(r.status), code(r.backend), code(r.op), code(r.case_id));
   if (!r.impl_key.empty()) md += fmt::format(" (impl {})", code(r.impl_key));
+  if (r.rank) md += fmt::format(" on rank {}", *r.rank);
   md += "\n";
   if (!r.message.empty()) md += fmt::format("  - message: {}\n", code(r.message));
   if (!r.metrics.empty()) {

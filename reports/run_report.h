@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ struct RunReport {
   std::vector<BackendRecord> backends;
   std::vector<CaseResult> results;  // alignment ratios filled in
   int exit_code = 0;
+  /// Collectives: how many ranks took part and how they were launched ("mpi", or "single" when
+  /// opcert was not started by an MPI launcher); absent for a run of compute ops.
+  std::optional<int> ranks;
+  std::string launcher;
 };
 
 }  // namespace opcert

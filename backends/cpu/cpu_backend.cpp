@@ -1,20 +1,23 @@
 // The portable CPU fallback backend: host memory, every op of the catalogue (docs/OPS.md),
-// OpenMP threads, AVX-512 kernels where the CPU has them.
+// OpenMP threads, AVX-512 kernels where the CPU has them; collectives on MPI (collectives/).
 #include <opcert/sdk/backend.h>
 
 #include <thread>
 
+#include "collectives/collective_impls.h"
 #include "ops/cpu_ops.h"
 
 namespace opcert::cpu {
 namespace {
 
-class CpuBackend : public sdk::Backend {
+class CpuBackend : public sdk::Backend, public CpuCollectives {
  public:
-  CpuBackend() {
+  static constexpr bool kHasCollectives = true;
+
+  CpuBackend() : CpuCollectives(static_cast<const sdk::Backend&>(*this)) {
     for (auto family : {gemm_implementations, gemm_fp8_implementations, gemm_int8_implementations,
                         quantize_implementations, attention_implementations, norm_implementations,
-                        rope_implementations, softmax_implementations})
+                        rope_implementations, softmax_implementations, collective_implementations})
       for (auto& impl : family()) add(std::move(impl));
   }
 

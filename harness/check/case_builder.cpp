@@ -12,7 +12,7 @@ namespace opcert {
 namespace check_ops {
 namespace {
 
-constexpr std::array<OpBuilderEntry, 9> kBuilders{{
+constexpr std::array<OpBuilderEntry, 14> kBuilders{{
     {"gemm", build_gemm, gemm_params},
     {"gemm_fp8", build_gemm_fp8, gemm_fp8_params},
     {"gemm_int8", build_gemm_int8, gemm_int8_params},
@@ -22,6 +22,11 @@ constexpr std::array<OpBuilderEntry, 9> kBuilders{{
     {"layer_norm", build_layer_norm, layer_norm_params},
     {"rope", build_rope, rope_params},
     {"softmax", build_softmax, softmax_params},
+    {"all_reduce", build_all_reduce, all_reduce_params},
+    {"all_gather", build_all_gather, all_gather_params},
+    {"reduce_scatter", build_reduce_scatter, reduce_scatter_params},
+    {"broadcast", build_broadcast, broadcast_params},
+    {"all_to_all", build_all_to_all, all_to_all_params},
 }};
 
 std::string scalar_token(const json& v) {

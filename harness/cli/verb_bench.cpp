@@ -8,6 +8,7 @@
 #include "cli/cli_context.h"
 #include "cli/verbs.h"
 #include "model/input_error.h"
+#include "model/op_catalogue.h"
 #include "run/job_list.h"
 #include "run/run_paths.h"
 
@@ -77,6 +78,13 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
     const PlatformCatalog platforms = load_platform_catalog(*options);
     if (!options->platform.empty()) platforms.require(options->platform);
     const Suite suite = load_suite(flags->suite, flags->seed);
+    for (std::size_t i : filter_cases(suite.cases, flags->filter)) {
+      const OpEntry* op = find_op(suite.cases[i].op);
+      if (op != nullptr && op->family == OpFamily::kCollective)
+        throw InputError(fmt::format("suite '{}': case '{}' is a collective; opcert bench does not time collectives yet "
+                                     "(check them with mpirun -np N opcert run --suite ...)",
+                                     flags->suite, suite.cases[i].id));
+    }
     auto registry = load_registry(*options);
     for (const auto& u : registry->unavailable()) fmt::print(stderr, "opcert: unavailable: {}: {}\n", u.source, u.reason);
     const auto selected = select_backends(*registry, options->backend);

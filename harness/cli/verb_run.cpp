@@ -10,6 +10,11 @@
 #include "cli/cli_context.h"
 #include "cli/verbs.h"
 #include "model/exit_codes.h"
+#include "model/input_error.h"
+#include "model/op_catalogue.h"
+#include "ranks/launch_env.h"
+#include "ranks/world.h"
+#include "run/collective_runner.h"
 #include "run/conformance_runner.h"
 #include "run/job_list.h"
 #include "run/run_paths.h"
@@ -35,6 +40,26 @@ std::string suite_for_repro(const std::string& asked, const Suite& suite) {
 }
 
 std::string absolute(const std::string& path) { return std::filesystem::absolute(path).lexically_normal().string(); }
+
+// Collectives run across ranks in-process, compute ops in worker processes: a run is one or the
+// other. True for collectives; InputError for a mix, or for compute cases under an MPI launcher.
+bool selects_collectives(const Suite& suite, const std::string& filter, const std::string& asked) {
+  std::size_t collectives = 0, compute = 0;
+  for (std::size_t i : filter_cases(suite.cases, filter)) {
+    const OpEntry* op = find_op(suite.cases[i].op);
+    (op != nullptr && op->family == OpFamily::kCollective ? collectives : compute) += 1;
+  }
+  if (collectives > 0 && compute > 0)
+    throw InputError(fmt::format("suite '{}' selects {} collective and {} compute case(s): collectives run across ranks, "
+                                 "compute ops in workers; run them separately (--filter, or a suite of each)",
+                                 asked, collectives, compute));
+  const LaunchEnv env = read_launch_env();
+  if (collectives == 0 && !env.launcher.empty() && env.size.value_or(1) > 1)
+    throw InputError(fmt::format("started by {} as rank {} of {}, but suite '{}' has no collectives: run compute suites "
+                                 "without mpirun/srun (each backend gets its own worker process)",
+                                 env.launcher, env.rank.value_or(0), env.size.value_or(1), asked));
+  return collectives > 0;
+}
 
 }  // namespace
 
@@ -98,6 +123,26 @@ void add_run_verb(CLI::App& app, int& exit_code) {
     s.repro_suite = suite_for_repro(flags->suite, suite);
     s.environment = environment_inputs(*registry);
 
+    if (selects_collectives(suite, flags->filter, flags->suite)) {
+      // Ranks of an MPI job, or one rank that says so (DESIGN.md section 8). No torch peer here.
+      const std::unique_ptr<World> world = make_world();
+      if (const std::string mpi = world->library_version(); !mpi.empty()) s.environment.libraries["mpi"] = mpi;
+      // Backends without communicators have nothing to run here; keep them out of the report
+      // (when none has any, the selection stays and the runner says so, exit 3).
+      std::vector<RunTarget> targets = run_targets(*registry, selected, true);
+      std::vector<RunTarget> with_comms;
+      for (const RunTarget& t : targets)
+        if (t.backend->has_collectives()) with_comms.push_back(t);
+      if (!with_comms.empty()) targets = std::move(with_comms);
+      try {
+        exit_code = run_collectives(targets, suite, s, *world);
+      } catch (...) {
+        world->finalize();  // every rank throws alike (the same arguments), so they end together
+        throw;
+      }
+      world->finalize();
+      return;
+    }
     exit_code = run_conformance(run_targets(*registry, selected, flags->no_peer), suite, s);
   });
 }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace opcert {
 namespace {
 
@@ -159,6 +161,46 @@ void BackendHandle::destroy_event(opcert_event* event) noexcept {
 void BackendHandle::record_event(opcert_event* event) {
   opcert_event_record_args a{sizeof(a), backend_, event};
   check(api_->event_record(&a), "event_record failed");
+}
+
+std::vector<uint8_t> BackendHandle::comm_unique_id() {
+  opcert_comm_unique_id_args a{};
+  a.struct_size = sizeof(a);
+  a.backend = backend_;
+  check(api_->comm_unique_id(&a), "comm_unique_id failed");
+  if (a.id_bytes > OPCERT_COMM_UNIQUE_ID_BYTES)
+    throw BackendError(OPCERT_ERROR_INTERNAL, fmt::format("comm_unique_id reported {} bytes, more than the {} the ABI allows",
+                                                          a.id_bytes, OPCERT_COMM_UNIQUE_ID_BYTES));
+  return {a.id, a.id + a.id_bytes};
+}
+
+opcert_comm* BackendHandle::comm_init(opcert_device device, int32_t rank, int32_t nranks, const std::vector<uint8_t>& id,
+                                      double timeout_seconds) {
+  opcert_comm_init_args a{};
+  a.struct_size = sizeof(a);
+  a.backend = backend_;
+  a.device = device;
+  a.rank = rank;
+  a.nranks = nranks;
+  std::copy_n(id.begin(), std::min<std::size_t>(id.size(), OPCERT_COMM_UNIQUE_ID_BYTES), a.id);
+  a.id_bytes = static_cast<uint32_t>(std::min<std::size_t>(id.size(), OPCERT_COMM_UNIQUE_ID_BYTES));
+  a.timeout_seconds = timeout_seconds;
+  check(api_->comm_init(&a), "comm_init failed");
+  if (a.comm == nullptr) throw BackendError(OPCERT_ERROR_INTERNAL, "comm_init returned no communicator");
+  return a.comm;
+}
+
+void BackendHandle::comm_destroy(opcert_comm* comm) noexcept {
+  opcert_comm_destroy_args a{sizeof(a), backend_, comm};
+  if (opcert_error* err = api_->comm_destroy(&a)) {
+    opcert_error_destroy_args destroy{sizeof(destroy), err};
+    api_->error_destroy(&destroy);  // a release path: the communicator is gone either way
+  }
+}
+
+void BackendHandle::comm_abort(opcert_comm* comm) {
+  opcert_comm_abort_args a{sizeof(a), backend_, comm};
+  check(api_->comm_abort(&a), "comm_abort failed");
 }
 
 double BackendHandle::elapsed_ms(opcert_event* start, opcert_event* stop) {

@@ -79,6 +79,14 @@ class BackendHandle {
   void record_event(opcert_event* event);
   double elapsed_ms(opcert_event* start, opcert_event* stop);
 
+  /// Communicators (only when has_collectives()): rank 0's unique id, a communicator for rank
+  /// `rank` of `nranks` that gives up after `timeout_seconds`, its release and its abort.
+  std::vector<uint8_t> comm_unique_id();
+  opcert_comm* comm_init(opcert_device device, int32_t rank, int32_t nranks, const std::vector<uint8_t>& id,
+                         double timeout_seconds);
+  void comm_destroy(opcert_comm* comm) noexcept;
+  void comm_abort(opcert_comm* comm);
+
   const opcert_api& api() const { return *api_; }
   opcert_backend* raw() const { return backend_; }
 

@@ -55,6 +55,8 @@ struct CaseResult {
   /// same inputs; absent when the torch peer did not run the case or both errors are zero.
   std::optional<double> torch_rmse;
   std::optional<double> alignment_ratio;
+  /// The rank that measured this result, for collectives run across ranks (absent otherwise).
+  std::optional<int> rank;
 };
 
 }  // namespace opcert

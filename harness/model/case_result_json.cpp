@@ -96,6 +96,7 @@ json to_json(const CaseResult& r) {
             {"repro", r.repro}};
   j["torch_rmse"] = r.torch_rmse ? number(*r.torch_rmse) : json(nullptr);
   j["alignment_ratio"] = r.alignment_ratio ? number(*r.alignment_ratio) : json(nullptr);
+  if (r.rank) j["rank"] = *r.rank;
   return j;
 }
 
@@ -120,6 +121,7 @@ CaseResult case_result_from_json(const json& j) {
   if (auto it = j.find("torch_rmse"); it != j.end() && !it->is_null()) r.torch_rmse = number_from(*it, "torch_rmse");
   if (auto it = j.find("alignment_ratio"); it != j.end() && !it->is_null())
     r.alignment_ratio = number_from(*it, "alignment_ratio");
+  if (auto it = j.find("rank"); it != j.end() && !it->is_null()) r.rank = it->get<int>();
   return r;
 }
 

@@ -63,10 +63,7 @@ BackendRecord backend_record(const RunTarget& t) {
   return r;
 }
 
-int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, const RunSettings& s) {
-  const auto jobs = plan_jobs(targets, suite, s);
-  prepare_out_dir(s.out_dir);
-
+RunReport report_header(const std::vector<RunTarget>& targets, const Suite& suite, const RunSettings& s) {
   RunReport report;
   report.opcert_version = s.environment.opcert_version;
   report.command_line = s.command_line;
@@ -77,6 +74,27 @@ int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, c
   report.platform = s.platform;
   report.started_at = iso_utc(std::chrono::system_clock::now());
   for (const auto& t : targets) report.backends.push_back(backend_record(t));
+  return report;
+}
+
+bool write_reports(const RunReport& report, const std::filesystem::path& out_dir) {
+  bool written = true;
+  for (const auto& writer : all_report_writers()) {
+    try {
+      writer->write(report, out_dir);
+    } catch (const std::exception& e) {
+      written = false;
+      fmt::print(stderr, "opcert: error: {}\n", e.what());
+    }
+  }
+  return written;
+}
+
+int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, const RunSettings& s) {
+  const auto jobs = plan_jobs(targets, suite, s);
+  prepare_out_dir(s.out_dir);
+
+  RunReport report = report_header(targets, suite, s);
 
   ReproContext repro{s.repro_suite, s.seed, s.repro_options};
   std::unique_ptr<ResultsStream> opened;
@@ -146,15 +164,7 @@ int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, c
   report.finished_at = iso_utc(std::chrono::system_clock::now());
   report.environment = capture_environment(s.environment);
 
-  bool written = true;
-  for (const auto& writer : all_report_writers()) {
-    try {
-      writer->write(report, s.out_dir);
-    } catch (const std::exception& e) {
-      written = false;
-      fmt::print(stderr, "opcert: error: {}\n", e.what());
-    }
-  }
+  const bool written = write_reports(report, s.out_dir);
   remove_stop_handlers();
 
   fmt::print("{}", console_summary_table(report, isatty(STDOUT_FILENO) == 1));

@@ -46,6 +46,13 @@ struct RunSettings {
 /// The provenance of a target as reports record it (name, version, library and its sha256).
 BackendRecord backend_record(const RunTarget& target);
 
+/// A report with what is known when a run starts: command line, suite, seed, platform, start
+/// time, backends. The results and the closing fields come later.
+RunReport report_header(const std::vector<RunTarget>& targets, const Suite& suite, const RunSettings& settings);
+
+/// Every report writer into settings.out_dir; false (each failure printed) when one failed.
+bool write_reports(const RunReport& report, const std::filesystem::path& out_dir);
+
 /// Runs `suite` on `targets` and writes the reports into settings.out_dir; prints progress on
 /// stderr and the summary table on stdout. Returns the exit code: 0, 1 (a selected backend's
 /// case FAILED, ERROR, CRASHED or TIMEOUT), or kExitInterrupted. Throws InputError (exit 2) for a

@@ -224,8 +224,9 @@ TEST(Suite, EveryBadInputIsOneClearLine) {
        ": cases[0]: unknown field 'parms'; known: grid, id, op, params, tags"},
       {"unknown_op", suite_with(R"([{"op": "gemmm"}])"),
        ": cases[0]: unknown op 'gemmm'; ops with case builders: gemm, gemm_fp8, gemm_int8, quantize, attention, rms_norm, "
-       "layer_norm, rope, softmax"},
-      {"collective", suite_with(R"([{"op": "all_reduce"}])"), ": cases[0]: no case builder for op 'all_reduce'"},
+       "layer_norm, rope, softmax, all_reduce, all_gather, reduce_scatter, broadcast, all_to_all"},
+      {"collective", suite_with(R"([{"op": "all_reduce", "params": {"dtype": "fp32"}}])"),
+       ": cases[0] (all_reduce.fp32): missing required parameter 'count' for all_reduce"},
       {"missing_op", suite_with(R"([{"params": {}}])"), ": cases[0]: missing \"op\""},
       {"unknown_param", suite_with(R"([{"op": "gemm", "params": {"dtype": "bf16", "m": 1, "n": 2, "k": 3, "bais": true}}])"),
        ": cases[0] (gemm.bf16.m1.n2.k3): unknown parameter 'bais' for gemm; known: dtype, m, n, k, b_layout, bias, fill, "

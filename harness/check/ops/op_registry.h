@@ -43,6 +43,11 @@ OPCERT_DECLARE_OP(rms_norm)
 OPCERT_DECLARE_OP(layer_norm)
 OPCERT_DECLARE_OP(rope)
 OPCERT_DECLARE_OP(softmax)
+OPCERT_DECLARE_OP(all_reduce)
+OPCERT_DECLARE_OP(all_gather)
+OPCERT_DECLARE_OP(reduce_scatter)
+OPCERT_DECLARE_OP(broadcast)
+OPCERT_DECLARE_OP(all_to_all)
 #undef OPCERT_DECLARE_OP
 
 }  // namespace opcert::check_ops

@@ -1,0 +1,60 @@
+// The five collectives (docs/OPS.md, "Collectives"): one parameter table and one builder shape,
+// differing only in which of reduce_op and root the op takes. A collective case describes the
+// per-rank unit: x and y are [count] here; the rank runner sizes them for the world it runs on.
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "check/ops/op_registry.h"
+
+namespace opcert::check_ops {
+namespace {
+
+constexpr int64_t kMaxCount = (int64_t{1} << 31) - 1;  // MPI and NCCL count in int
+
+std::vector<ParamDef> collective_params(bool reduce_op, bool root) {
+  std::vector<ParamDef> defs{{"dtype", nullptr, true}, {"count", nullptr, true}};
+  if (reduce_op) defs.push_back({"reduce_op", "sum"});
+  if (root) defs.push_back({"root", 0});
+  defs.push_back({"in_place", false});
+  return defs;
+}
+
+void build_collective(std::string_view op, std::span<const ParamDef> defs, const json& params, Case& c) {
+  const ParamReader p(op, defs, params);
+  const auto dtype = p.dtype("dtype", {OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16, OPCERT_DTYPE_I32});
+  const int64_t count = p.integer("count");
+  if (count < 0 || count > kMaxCount)
+    throw std::invalid_argument(fmt::format("parameter 'count' must be in [0, 2^31 - 1], not {}", count));
+  for (const auto& d : defs) {
+    if (!p.given(d.name)) continue;
+    if (d.name == "reduce_op") c.attrs["reduce_op"] = p.choice("reduce_op", {"sum", "max", "min", "avg"});
+    if (d.name == "root") c.attrs["root"] = p.integer("root");
+    if (d.name == "in_place") c.attrs["in_place"] = int64_t{p.boolean("in_place") ? 1 : 0};
+  }
+  auto x = tensor("x", dtype, {count});
+  x.fill.kind = FillSpec::Kind::kExact;  // integer-valued by construction (check/collectives/rank_inputs.h)
+  c.inputs = {x};
+  c.outputs = {tensor("y", dtype, {count})};
+  c.fill_mode = FillMode::kExact;
+  c.tags.push_back("exact");
+  if (count == 0) c.tags.push_back("empty");
+}
+
+}  // namespace
+
+#define OPCERT_COLLECTIVE_BUILDER(name, reduce_op, root)                              \
+  std::span<const ParamDef> name##_params() {                                         \
+    static const auto defs = collective_params(reduce_op, root);                      \
+    return defs;                                                                      \
+  }                                                                                   \
+  void build_##name(const json& params, Case& c) { build_collective(#name, name##_params(), params, c); }
+
+OPCERT_COLLECTIVE_BUILDER(all_reduce, true, false)
+OPCERT_COLLECTIVE_BUILDER(all_gather, false, false)
+OPCERT_COLLECTIVE_BUILDER(reduce_scatter, true, false)
+OPCERT_COLLECTIVE_BUILDER(broadcast, false, true)
+OPCERT_COLLECTIVE_BUILDER(all_to_all, false, false)
+#undef OPCERT_COLLECTIVE_BUILDER
+
+}  // namespace opcert::check_ops
