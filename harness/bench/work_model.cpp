@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/dtype.h"
+#include "model/tf32.h"
 
 namespace opcert {
 namespace {
@@ -41,8 +42,10 @@ WorkModel gemm_model(const Case& c) {
   const auto& out = operand(c, "c", 2);
   const double m = static_cast<double>(a.shape[0]), k = static_cast<double>(a.shape[1]);
   const double n = static_cast<double>(out.shape[1]);  // from c: the same whatever b_layout is
-  // The A operand's dtype picks the tensor-core rate (gemm_fp8 may mix e4m3 A with e5m2 B).
-  return {2 * m * n * k, operand_bytes(c), std::string(dtype_name(a.dtype)), true};
+  // The A operand's dtype picks the tensor-core rate (gemm_fp8 may mix e4m3 A with e5m2 B); an
+  // fp32 gemm that allows TF32 is judged against the TF32 rate it permits.
+  const std::string peak_key(c.op == "gemm" && allows_tf32(c) ? kTf32PeakKey : dtype_name(a.dtype));
+  return {2 * m * n * k, operand_bytes(c), peak_key, true};
 }
 
 // Allowed (query, key) pairs of one sequence under the docs/OPS.md mask: key j is visible to

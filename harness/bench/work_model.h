@@ -12,7 +12,7 @@ namespace opcert {
 struct WorkModel {
   double flops = 0;            // arithmetic operations the op's model counts (0 where none is modelled)
   double bytes = 0;            // bytes read plus bytes written, each operand once (inputs and outputs, incl. scales, bias, lse, cu_seqlens, positions, cos/sin tables)
-  std::string compute_dtype;   // the key into a platform's peak TFLOP/s table ("bf16","fp16","fp32","fp8_e4m3fn","fp8_e5m2","int8"); empty for memory-bound ops
+  std::string compute_dtype;   // the key into a platform's peak TFLOP/s table ("bf16","fp16","fp32","tf32","fp8_e4m3fn","fp8_e5m2","int8"); empty for memory-bound ops
   bool compute_bound = false;  // true: TFLOP/s is the headline figure (gemm family, attention); false: GB/s
 };
 

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "model/scalar_codec.h"
+#include "model/tf32.h"
 
 namespace opcert {
 namespace {
@@ -47,14 +48,21 @@ void derive(const Case& c, const ReferenceOutput& ref, OutputTolerance& t) {
     // technical report, section 3.3.2), and torch's _scaled_mm on an H100 shows errors of that
     // size: the accumulation roundoff of gemm_fp8 is 2^-14, not fp32's.
     const double u_sum = c.op == "gemm_fp8" ? kFp8TensorCoreRoundoff : ua;
-    if (c.fill_mode == FillMode::kExact) {  // every partial sum is representable: only the final rounding
+    // Input rounding: none, the backend multiplies the values it was given, unless an fp32 gemm
+    // allows TF32, whose inputs may each be rounded by u_in; a product then errs by up to
+    // (2 u_in + u_in^2)|a*b|, a worst case that holds for any K.
+    const double u_in = c.op == "gemm" && allows_tf32(c) ? kTf32UnitRoundoff : 0.0;
+    const double input_rounding = 2.0 * u_in + u_in * u_in;
+    if (c.fill_mode == FillMode::kExact) {
+      // Every partial sum is representable (and small integers are exact in TF32 too): only the
+      // final rounding.
       t.relative = u;
       t.absolute = [=](std::size_t) { return floor; };
     } else {
       // fp32 accumulation: about sqrt(K) roundings of the running sum, each at most
       // ua * sum|a*b| (the conditioning), doubled for margin; scales add a few more roundings.
       const double growth = 2.0 * std::sqrt(std::max(K, 1.0)) + 4.0;
-      t.absolute = [=](std::size_t k) { return floor + growth * u_sum * e.magnitude(k); };
+      t.absolute = [=](std::size_t k) { return floor + (growth * u_sum + input_rounding) * e.magnitude(k); };
     }
   } else if (c.op == "attention") {
     const auto D = static_cast<double>(last_dim(c.find_input("q")));

@@ -45,6 +45,14 @@ TEST(WorkModel, GemmKnLayoutCountsTheSame) {
   EXPECT_EQ(kn.compute_dtype, "fp32");
 }
 
+TEST(WorkModel, GemmAllowingTf32IsJudgedAgainstTheTf32Peak) {
+  const auto m = work_model(build("gemm", {{"dtype", "fp32"}, {"m", 5}, {"n", 7}, {"k", 9}, {"allow_tf32", true}}));
+  EXPECT_EQ(m.flops, 630.0);
+  EXPECT_EQ(m.compute_dtype, "tf32");
+  const auto off = work_model(build("gemm", {{"dtype", "fp32"}, {"m", 5}, {"n", 7}, {"k", 9}, {"allow_tf32", false}}));
+  EXPECT_EQ(off.compute_dtype, "fp32");
+}
+
 TEST(WorkModel, GemmEmptyHasNoFlops) {
   const auto m = work_model(build("gemm", {{"dtype", "fp16"}, {"m", 0}, {"n", 3}, {"k", 4}}));
   EXPECT_EQ(m.flops, 0.0);

@@ -84,6 +84,20 @@ TEST(CaseBuilder, GemmKnLayoutTransposesBAndSendsTheAttribute) {
   EXPECT_EQ(std::get<std::string>(nk.attrs.at("b_layout")), "nk");
 }
 
+TEST(CaseBuilder, GemmAllowTf32IsSentAsAnIntAndOnlyForFp32) {
+  const auto c = build("gemm", {{"dtype", "fp32"}, {"m", 5}, {"n", 7}, {"k", 9}, {"allow_tf32", true}});
+  ASSERT_TRUE(c.attrs.contains("allow_tf32"));
+  EXPECT_EQ(std::get<int64_t>(c.attrs.at("allow_tf32")), 1);
+  EXPECT_EQ(input(c, "a").dtype, OPCERT_DTYPE_F32);
+  // Given at its default: still sent, as 0.
+  const auto off = build("gemm", {{"dtype", "fp32"}, {"m", 5}, {"n", 7}, {"k", 9}, {"allow_tf32", false}});
+  EXPECT_EQ(std::get<int64_t>(off.attrs.at("allow_tf32")), 0);
+  EXPECT_EQ(error_of("gemm", {{"dtype", "fp16"}, {"m", 5}, {"n", 7}, {"k", 9}, {"allow_tf32", true}}),
+            "parameter 'allow_tf32' needs dtype fp32 (TF32 rounds fp32 inputs), not fp16");
+  EXPECT_EQ(error_of("gemm", {{"dtype", "fp32"}, {"m", 5}, {"n", 7}, {"k", 9}, {"allow_tf32", 1}}),
+            "parameter 'allow_tf32' must be true or false, not 1");
+}
+
 TEST(CaseBuilder, GemmExactFillKeepsSumsRepresentable) {
   // bf16: 8 significant bits, limit 256; mean non-zeros per row of A = (256 - 2) / 10 = 25.4.
   const auto bf16 = build("gemm", {{"dtype", "bf16"}, {"m", 4}, {"n", 4}, {"k", 1000}, {"fill", "exact"}, {"bias", true}});
@@ -331,7 +345,7 @@ TEST(CaseBuilder, SoftmaxShapes) {
 
 TEST(CaseBuilder, ParameterErrorsNameTheParameter) {
   EXPECT_EQ(error_of("gemm", {{"dtype", "bf16"}, {"m", 1}, {"n", 1}, {"k", 1}, {"bais", true}}),
-            "unknown parameter 'bais' for gemm; known: dtype, m, n, k, b_layout, bias, fill, specials, sample");
+            "unknown parameter 'bais' for gemm; known: dtype, m, n, k, b_layout, bias, allow_tf32, fill, specials, sample");
   EXPECT_EQ(error_of("gemm", {{"dtype", "int8"}, {"m", 1}, {"n", 1}, {"k", 1}}),
             "parameter 'dtype' must be a dtype among fp32, fp16, bf16, not \"int8\"");
   EXPECT_EQ(error_of("gemm", {{"dtype", "bf16"}, {"m", 1}, {"n", 1}}), "missing required parameter 'k' for gemm");

@@ -97,6 +97,35 @@ TEST(Suite, SmokeCoversEveryOpInASmallBudget) {
                                         "rope", "softmax"}));
 }
 
+// allow_tf32 (docs/OPS.md#gemm) reaches the backends as the int 1, on fp32 gemm cases only, in the
+// suites that gate (smoke, the gemm sweep) and the one that times (bench/gemm).
+TEST(Suite, Tf32CasesAreFp32GemmsThatSayTheyAllowIt) {
+  for (const char* name : {"smoke", "sweeps/gemm", "bench/gemm"}) {
+    SCOPED_TRACE(name);
+    std::vector<const Case*> tf32;
+    const auto s = load_suite(name, 1);
+    for (const auto& c : s.cases)
+      if (c.attrs.contains("allow_tf32")) tf32.push_back(&c);
+    ASSERT_FALSE(tf32.empty());
+    for (const Case* c : tf32) {
+      EXPECT_EQ(c->op, "gemm") << c->id;
+      EXPECT_EQ(std::get<int64_t>(c->attrs.at("allow_tf32")), 1) << c->id;
+      EXPECT_EQ(c->find_input("a")->dtype, OPCERT_DTYPE_F32) << c->id;
+    }
+    if (std::string(name) == "smoke") {
+      const bool odd_with_bias = std::any_of(tf32.begin(), tf32.end(), [](const Case* c) {
+        return c->find_input("bias") != nullptr && c->find_output("c")->shape[1] % 2 == 1;
+      });
+      EXPECT_TRUE(odd_with_bias) << "smoke needs a TF32 case with a bias and an odd N";
+    }
+    if (std::string(name) == "bench/gemm") {
+      const auto square = std::find_if(tf32.begin(), tf32.end(), [](const Case* c) { return c->id == "gemm.square.tf32.8192"; });
+      ASSERT_NE(square, tf32.end());
+      EXPECT_EQ((*square)->find_input("a")->shape, (std::vector<int64_t>{8192, 8192}));
+    }
+  }
+}
+
 TEST(Suite, ModelSuitesCarryTheModelShapes) {
   const auto s = load_suite("models/llama3-8b", 1);
   const Case* qkv = nullptr;
@@ -229,8 +258,11 @@ TEST(Suite, EveryBadInputIsOneClearLine) {
        ": cases[0] (all_reduce.fp32): missing required parameter 'count' for all_reduce"},
       {"missing_op", suite_with(R"([{"params": {}}])"), ": cases[0]: missing \"op\""},
       {"unknown_param", suite_with(R"([{"op": "gemm", "params": {"dtype": "bf16", "m": 1, "n": 2, "k": 3, "bais": true}}])"),
-       ": cases[0] (gemm.bf16.m1.n2.k3): unknown parameter 'bais' for gemm; known: dtype, m, n, k, b_layout, bias, fill, "
+       ": cases[0] (gemm.bf16.m1.n2.k3): unknown parameter 'bais' for gemm; known: dtype, m, n, k, b_layout, bias, allow_tf32, fill, "
        "specials, sample"},
+      {"tf32_not_fp32", suite_with(R"([{"op": "gemm", "params": {"dtype": "bf16", "m": 1, "n": 2, "k": 3, "allow_tf32": true}}])"),
+       ": cases[0] (gemm.bf16.m1.n2.k3.allow_tf32): parameter 'allow_tf32' needs dtype fp32 (TF32 rounds fp32 inputs), not "
+       "bf16"},
       {"bad_dtype", suite_with(R"([{"op": "softmax", "params": {"dtype": "fp8", "n": 4}}])"),
        ": cases[0] (softmax.fp8.n4): parameter 'dtype' must be a dtype among fp32, fp16, bf16, not \"fp8\""},
       {"duplicate", suite_with(R"([{"op": "softmax", "params": {"dtype": "fp32", "n": 4}}, {"op": "softmax", "params": {"n": 4, "dtype": "fp32"}}])"),

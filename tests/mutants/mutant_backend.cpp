@@ -22,6 +22,8 @@ constexpr Variant kVariants[] = {
     {"gemm", gemm, Defect::kNone, "correct"},
     {"gemm", gemm, Defect::kBf16Accumulation, "bf16_accumulation"},
     {"gemm", gemm, Defect::kWritePastEnd, "write_past_end"},
+    {"gemm", gemm, Defect::kTf32Inputs, "tf32_inputs"},
+    {"gemm", gemm, Defect::kBf16Inputs, "bf16_inputs"},
     {"gemm_fp8", gemm_fp8, Defect::kNone, "correct"},
     {"gemm_fp8", gemm_fp8, Defect::kScaleDropped, "scale_dropped"},
     {"gemm_fp8", gemm_fp8, Defect::kBlockScaleTransposed, "block_scale_transposed"},

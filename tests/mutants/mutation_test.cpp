@@ -36,13 +36,21 @@ Case make_case(const std::string& op, std::vector<TensorSpec> inputs, std::vecto
 }
 
 struct Mutation {
-  const char* impl;   // the broken implementation's key
-  Case (*make)();     // a case the defect must show on
+  const char* impl;        // the broken implementation's key
+  Case (*make)();          // a case the defect must show on
+  const char* label = "";  // tells apart the tests of one defect on several cases
 };
 
 Case gemm_bf16() {
   return make_case("gemm", {operand("a", OPCERT_DTYPE_BF16, {8, 512}), operand("b", OPCERT_DTYPE_BF16, {16, 512})},
                    {operand("c", OPCERT_DTYPE_BF16, {8, 16})});
+}
+
+// fp32 with allow_tf32: the widest gemm bound. K = 16 keeps it tight enough that inputs rounded
+// to bf16 (8 times TF32's roundoff) show: their error does not shrink against it as K grows.
+Case gemm_fp32_tf32() {
+  return make_case("gemm", {operand("a", OPCERT_DTYPE_F32, {16, 16}), operand("b", OPCERT_DTYPE_F32, {32, 16})},
+                   {operand("c", OPCERT_DTYPE_F32, {16, 32})}, {{"allow_tf32", int64_t{1}}});
 }
 
 Case gemm_fp8_block() {
@@ -106,6 +114,9 @@ Case softmax_fp32() {
 const Mutation kMutations[] = {
     {"mutants.gemm.bf16_accumulation", gemm_bf16},
     {"mutants.gemm.write_past_end", gemm_bf16},
+    {"mutants.gemm.bf16_accumulation", gemm_fp32_tf32, "_allow_tf32"},
+    {"mutants.gemm.bf16_inputs", gemm_fp32_tf32, "_allow_tf32"},
+    {"mutants.gemm.write_past_end", gemm_fp32_tf32, "_allow_tf32"},
     {"mutants.gemm_fp8.scale_dropped", gemm_fp8_block},
     {"mutants.gemm_fp8.block_scale_transposed", gemm_fp8_block},
     {"mutants.gemm_int8.scale_dropped", gemm_int8_bf16},
@@ -138,12 +149,29 @@ TEST_P(MutationTest, TheCorrectControlPassesAndTheMutantFails) {
   }
 }
 
+// TF32 input rounding is what allow_tf32 permits and nothing else: the same TF32 GEMM passes a
+// case that allows it and fails the case that does not (docs/TOLERANCES.md, "TF32 inputs").
+TEST(Tf32Mutant, Tf32InputsPassOnlyWhereTheCaseAllowsThem) {
+  const auto backend = BackendHandle::open(opcert_mutants_backend_get_api(), BackendSource{});
+  const Case allowed =
+      make_case("gemm",
+                {operand("a", OPCERT_DTYPE_F32, {16, 256}), operand("b", OPCERT_DTYPE_F32, {32, 256}),
+                 operand("bias", OPCERT_DTYPE_F32, {32})},
+                {operand("c", OPCERT_DTYPE_F32, {16, 32})}, {{"allow_tf32", int64_t{1}}});
+  const CaseResult pass = execute_case(*backend, "mutants.gemm.tf32_inputs", allowed);
+  EXPECT_EQ(pass.status, Status::kPassed) << pass.message;
+  Case refused = allowed;
+  refused.attrs.erase("allow_tf32");
+  const CaseResult fail = execute_case(*backend, "mutants.gemm.tf32_inputs", refused);
+  EXPECT_EQ(fail.status, Status::kFailed) << "TF32 passed an fp32 case: " << fail.message;
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryDefect, MutationTest, ::testing::ValuesIn(kMutations),
                          [](const auto& info) {
                            std::string name = std::string(info.param.impl).substr(sizeof("mutants.") - 1);
                            for (char& ch : name)
                              if (ch == '.') ch = '_';
-                           return name;
+                           return name + info.param.label;
                          });
 
 }  // namespace

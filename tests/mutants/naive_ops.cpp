@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "check/tf32_rounding.h"
 #include "model/dtype.h"
 #include "model/scalar_codec.h"
 
@@ -35,11 +36,16 @@ void gemm(const OpCall& call, Defect defect) {
   const auto bias = call.find_input("bias");
   const bool kn = call.get_string("b_layout", "nk") == "kn";
   const int64_t M = a.dim(0), K = a.dim(1), N = c.dim(1);
+  const auto input = [defect](double v) {
+    if (defect == Defect::kTf32Inputs) return test::round_to_tf32(v);
+    if (defect == Defect::kBf16Inputs) return round_to(OPCERT_DTYPE_BF16, v);
+    return v;
+  };
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < N; ++n) {
       double s = 0.0;
       for (int64_t k = 0; k < K; ++k) {
-        s += ld(a, m * K + k) * ld(b, kn ? k * N + n : n * K + k);
+        s += input(ld(a, m * K + k)) * input(ld(b, kn ? k * N + n : n * K + k));
         if (defect == Defect::kBf16Accumulation) s = round_to(OPCERT_DTYPE_BF16, s);
       }
       st(c, m * N + n, s + (bias ? ld(*bias, n) : 0.0));

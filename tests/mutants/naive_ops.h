@@ -10,6 +10,8 @@ namespace opcert::mutants {
 enum class Defect {
   kNone,
   kBf16Accumulation,      // gemm: the running sum rounded to bf16 after every product
+  kTf32Inputs,            // gemm: a and b rounded to TF32 first (conforms only where allow_tf32 = 1)
+  kBf16Inputs,            // gemm: a and b rounded to bf16 first, coarser than allow_tf32 permits
   kWritePastEnd,          // gemm, softmax: one element written after the output
   kScaleDropped,          // gemm_fp8, gemm_int8: b_scale (gemm_int8: a_scale) ignored
   kBlockScaleTransposed,  // gemm_fp8 block scaling: b_scale read as [k block, n block]

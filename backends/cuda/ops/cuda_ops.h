@@ -11,6 +11,7 @@
 namespace opcert::cuda {
 
 std::vector<sdk::Implementation> gemm_implementations(CudaContext& ctx);       // gemm (+ tf32), cuBLASLt
+sdk::Implementation gemm_tf32_implementation(CudaContext& ctx);                // gemm's TF32 key, in the above
 std::vector<sdk::Implementation> gemm_fp8_implementations(CudaContext& ctx);   // cuBLASLt fp8
 std::vector<sdk::Implementation> gemm_int8_implementations(CudaContext& ctx);  // cuBLASLt int8
 std::vector<sdk::Implementation> norm_implementations(CudaContext& ctx);       // rms_norm, layer_norm

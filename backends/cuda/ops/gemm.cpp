@@ -1,84 +1,29 @@
-// gemm (fp32, fp16, bf16; B as [N,K] or [K,N]; optional bias) on cuBLASLt with fp32 accumulation
-// and the bias fused as its epilogue: one kernel, the output rounded once. "cuda.gemm.cublaslt"
-// computes fp32 in full fp32 (no TF32: TF32 rounds the inputs to 10-bit mantissas, which the fp32
-// contract of docs/OPS.md does not allow).
+// gemm (fp32, fp16, bf16) on cuBLASLt with fp32 accumulation and the bias fused as its epilogue:
+// one kernel, the output rounded once. "cuda.gemm.cublaslt" computes fp32 in full fp32 (no TF32:
+// TF32 rounds the inputs to 10-bit mantissas, which the fp32 contract of docs/OPS.md allows only
+// with allow_tf32 = 1; "cuda.gemm.tf32", gemm_tf32.cpp, serves those cases). A call's allow_tf32
+// is ignored here: full fp32 is at least as accurate as what it permits.
 #include <opcert/sdk/call_check.h>
 
-#include "cuda_check.h"
 #include "ops/checked_implementation.h"
 #include "ops/cuda_ops.h"
-#include "ops/gemm_epilogue.h"
-#include "ops/lt_gemm.h"
+#include "ops/gemm_operands.h"
 
 namespace opcert::cuda {
 namespace {
 
-struct GemmArgs {
-  std::optional<sdk::Tensor> a, b, bias, c;
-  int64_t m = 0, n = 0, k = 0;
-  bool kn = false;
-};
-
-GemmArgs parse(const sdk::OpCall& call, sdk::CallCheck& check) {
-  GemmArgs g;
-  g.a = check.input("a");
-  g.b = check.input("b");
-  g.bias = check.input("bias", false);
-  g.c = check.output("c");
-  g.kn = sdk::string_choice(check, call, "b_layout", "nk", {"nk", "kn"}) == "kn";
-  if (!g.a || !g.b || !g.c) return g;
-  check.dtype(*g.a, {OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16});
-  for (const auto& t : {g.b, g.bias, g.c})
-    if (t) check.require(t->dtype() == g.a->dtype(), std::string(t->name()) + " must have a's dtype");
-  check.require(g.a->ndim() == 2 && g.b->ndim() == 2, "a and b must be matrices");
-  if (!check.ok()) return g;
-  g.m = g.a->dim(0);
-  g.k = g.a->dim(1);
-  g.n = g.kn ? g.b->dim(1) : g.b->dim(0);
-  check.shape(*g.b, g.kn ? std::vector<int64_t>{g.k, g.n} : std::vector<int64_t>{g.n, g.k}, g.kn ? "[K, N]" : "[N, K]");
-  if (g.bias) check.shape(*g.bias, {g.n}, "[N]");
-  check.shape(*g.c, {g.m, g.n}, "[M, N]");
-  return g;
-}
-
-LtProblem problem_of(const GemmArgs& g) {
-  LtProblem p;
-  p.m = g.m;
-  p.n = g.n;
-  p.k = g.k;
-  p.b_kn = g.kn;
-  p.a_type = p.b_type = p.c_type = cuda_data_type(g.a->dtype());
-  p.compute = CUBLAS_COMPUTE_32F;
-  p.scale_type = CUDA_R_32F;
-  p.bias = g.bias.has_value();
-  return p;
-}
-
 sdk::Support query(CudaContext& ctx, const sdk::OpCall& call) {
   sdk::CallCheck check(call, false, OPCERT_DEVICE_CUDA);
-  const GemmArgs g = parse(call, check);
-  if (!check.ok() || g.m * g.n == 0 || g.k == 0) return check.support();
-  if (auto why = lt_gemm_unsupported(ctx, problem_of(g))) return sdk::Support::no(*why);
-  return sdk::Support::yes();
+  const GemmOperands g = parse_gemm(call, check);
+  if (!check.ok()) return check.support();
+  return gemm_support(ctx, g, CUBLAS_COMPUTE_32F);
 }
 
 void run(CudaContext& ctx, const sdk::OpCall& call) {
   sdk::CallCheck check(call, true, OPCERT_DEVICE_CUDA);
-  const GemmArgs g = parse(call, check);
+  const GemmOperands g = parse_gemm(call, check);
   check.throw_if_failed();
-  if (g.m * g.n == 0) return;
-  const int elem = static_cast<int>(sdk::dtype_size(g.a->dtype()));
-  if (g.k == 0) {  // an empty sum: the output is the bias, or zeros
-    launch_fill_rows(g.c->data<void>(), g.bias ? g.bias->data<const void>() : nullptr, g.m, g.n, elem, ctx.stream);
-    OPCERT_CUDA_CHECK_LAUNCH("fill_rows");
-    return;
-  }
-  LtOperands o;
-  o.a = g.a->data<const void>();
-  o.b = g.b->data<const void>();
-  o.c = g.c->data<void>();
-  o.bias = g.bias ? g.bias->data<const void>() : nullptr;
-  lt_gemm_run(ctx, problem_of(g), o, {elem, elem, elem});
+  run_gemm(ctx, g, CUBLAS_COMPUTE_32F);
 }
 
 }  // namespace
@@ -86,7 +31,8 @@ void run(CudaContext& ctx, const sdk::OpCall& call) {
 std::vector<sdk::Implementation> gemm_implementations(CudaContext& ctx) {
   return {context_implementation(ctx, "cuda.gemm.cublaslt", "gemm",
                                  "cuBLASLt, fp32 accumulation, bias fused as the epilogue, algorithm timed once per shape",
-                                 query, run)};
+                                 query, run),
+          gemm_tf32_implementation(ctx)};
 }
 
 }  // namespace opcert::cuda

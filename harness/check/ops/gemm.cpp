@@ -1,9 +1,11 @@
-// gemm: c[M,N] = a[M,K] · b[N,K]ᵀ (+ bias[N]) in fp32/fp16/bf16 (docs/OPS.md).
+// gemm: c[M,N] = a[M,K] · b[N,K]ᵀ (+ bias[N]) in fp32/fp16/bf16 (docs/OPS.md); fp32 may opt in
+// to TF32 input rounding (allow_tf32).
 #include <fmt/format.h>
 
 #include <stdexcept>
 
 #include "check/ops/op_registry.h"
+#include "model/dtype.h"
 
 namespace opcert::check_ops {
 
@@ -15,6 +17,7 @@ std::span<const ParamDef> gemm_params() {
       {"k", nullptr, true},
       {"b_layout", "nk"},
       {"bias", false},
+      {"allow_tf32", false},
   });
   return defs;
 }
@@ -28,6 +31,11 @@ void build_gemm(const json& params, Case& c) {
     if (v < 0) throw std::invalid_argument(fmt::format("parameter '{}' must be >= 0, not {}", name, v));
   const auto layout = p.choice("b_layout", {"nk", "kn"});
   const bool bias = p.boolean("bias");
+  const bool allow_tf32 = p.boolean("allow_tf32");
+  // TF32 is a rounding of fp32 inputs: with fp16/bf16 operands the permission means nothing.
+  if (allow_tf32 && dtype != OPCERT_DTYPE_F32)
+    throw std::invalid_argument(fmt::format("parameter 'allow_tf32' needs dtype fp32 (TF32 rounds fp32 inputs), not {}",
+                                            dtype_name(dtype)));
 
   // Random: uniform [-1, 1]. Exact: integers in [-2, 2], A sparse enough that every sum is exact.
   const bool exact = common.fill == FillMode::kExact;
@@ -45,6 +53,7 @@ void build_gemm(const json& params, Case& c) {
   }
   c.outputs = {tensor("c", dtype, {m, n})};
   if (p.given("b_layout")) c.attrs["b_layout"] = layout;
+  if (p.given("allow_tf32")) c.attrs["allow_tf32"] = int64_t{allow_tf32 ? 1 : 0};
   finish_case(c, common);
 }
 

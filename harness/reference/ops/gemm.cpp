@@ -1,7 +1,10 @@
-// gemm: c[m,n] = sum_k a[m,k] * b[n,k] + bias[n] (docs/OPS.md#gemm), before rounding to T.
+// gemm: c[m,n] = sum_k a[m,k] * b[n,k] + bias[n] (docs/OPS.md#gemm), before rounding to T. With
+// allow_tf32 = 1 the reference stays exact: the TF32 rounding a backend may do is its error,
+// which the tolerance allows for.
 #include <stdexcept>
 
 #include "model/attr.h"
+#include "model/tf32.h"
 #include "reference/ops/ops.h"
 #include "reference/ops/scaled_dot.h"
 #include "reference/reference_support.h"
@@ -14,6 +17,8 @@ std::vector<ReferenceOutput> gemm_reference(const Case& c, std::span<const HostT
   const HostTensor* bias = optional_input(inputs, "bias");
   const std::string layout = attr_string(c.attrs, "b_layout", "nk");
   if (layout != "nk" && layout != "kn") throw std::invalid_argument("gemm: b_layout must be \"nk\" or \"kn\", got \"" + layout + "\"");
+
+  allows_tf32(c);  // validates the attribute: 0 or 1, and 1 only with fp32 operands
 
   require_rank(a, c.op, 2);
   require_rank(b, c.op, 2);

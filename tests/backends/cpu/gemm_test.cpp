@@ -201,6 +201,24 @@ TEST(Gemm, ResultDoesNotDependOnTheThreadCount) {
   EXPECT_EQ(one.c.storage, two.c.storage);
 }
 
+TEST(Gemm, AllowTf32IsAcceptedAndChangesNothing) {
+  // Full fp32 is at least as accurate as the TF32 rounding allow_tf32 permits (docs/OPS.md#gemm):
+  // the backend takes the attribute and computes the same bits as without it.
+  Session session;
+  Problem plain(OPCERT_DTYPE_F32, 9, 13, 70, false, true);
+  Random rng(21);
+  rng.fill(plain.a, -1, 1);
+  rng.fill(plain.b, -1, 1);
+  rng.fill(plain.bias, -1, 1);
+  Problem allowed = plain;
+  ASSERT_EQ(plain.run(session).code, OPCERT_ERROR_OK);
+  EXPECT_TRUE(session.query(kKey, {&allowed.a, &allowed.b, &allowed.bias}, {&allowed.c}, {Attr::integer("allow_tf32", 1)})
+                  .supported);
+  ASSERT_EQ(session.run(kKey, {&allowed.a, &allowed.b, &allowed.bias}, {&allowed.c}, {Attr::integer("allow_tf32", 1)}).code,
+            OPCERT_ERROR_OK);
+  EXPECT_EQ(allowed.c.storage, plain.c.storage);
+}
+
 TEST(Gemm, QueryExplainsWhatItDeclines) {
   Session session;
   Tensor a("a", OPCERT_DTYPE_F32, {4, 8}), b("b", OPCERT_DTYPE_F32, {6, 8}), c("c", OPCERT_DTYPE_F32, {4, 6});

@@ -60,6 +60,17 @@ TEST(TorchGemm, Fp16KnLayoutWithinFp16Rounding) {
   expect_close(out[0].values(), linear(a.values(), b.values(), {}, m, k, n, true), kF16Eps, 1e-3, "c");
 }
 
+TEST(TorchGemm, Fp32AllowingTf32IsAcceptedAndStaysFp32) {
+  // torch on the CPU has no TF32: the attribute is ignored and the result is fp32's.
+  TorchHost host;
+  const int64_t m = 3, k = 40, n = 5;
+  const Operand a = Operand::of("a", OPCERT_DTYPE_F32, {m, k}, pseudo_random(m * k, -1, 1, 5));
+  const Operand b = Operand::of("b", OPCERT_DTYPE_F32, {n, k}, pseudo_random(n * k, -1, 1, 6));
+  std::vector<Operand> out{Operand::output("c", OPCERT_DTYPE_F32, {m, n})};
+  ASSERT_EQ(host.run("torch.gemm.native", {a, b}, out, {Attr::integer("allow_tf32", 1)}).message, "");
+  expect_close(out[0].values(), linear(a.values(), b.values(), {}, m, k, n, false), kF32Eps, 1e-5, "c");
+}
+
 TEST(TorchGemm, QueryRefusesMixedDtypes) {
   TorchHost host;
   const Outcome q = host.query("torch.gemm.native", {Operand::output("a", OPCERT_DTYPE_BF16, {2, 3}),
