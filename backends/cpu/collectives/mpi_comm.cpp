@@ -2,12 +2,14 @@
 // (so the harness's own messages never mix with it); every call is non-blocking and polled
 // against the timeout, so a rank that never takes part gives TIMEOUT instead of a hang. The data
 // goes through buffers the communicator owns: after a timeout an MPI call may still be in flight,
-// so those buffers are abandoned rather than freed, and the caller's tensors are never touched late.
+// so those buffers are parked for the life of the process (park) rather than freed, and the
+// caller's tensors are never touched late.
 #include <mpi.h>
 
 #include <chrono>
 #include <cstring>
-#include <list>
+#include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -51,6 +53,16 @@ bool poll(MPI_Request& request, Clock::time_point deadline) {
     if (spins < 200) std::this_thread::yield();
     else std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
+}
+
+// Keeps memory that an abandoned MPI call may still write into until the process ends: a late
+// peer can complete the call at any time, even after the communicator was destroyed. Never freed
+// (the store itself is leaked on purpose, so no exit-time destructor frees it either).
+void park(std::shared_ptr<void> memory) {
+  static auto* mutex = new std::mutex;
+  static auto* parked = new std::vector<std::shared_ptr<void>>;
+  const std::lock_guard lock(*mutex);
+  parked->push_back(std::move(memory));
 }
 
 const char* op_name(Collective op) {
@@ -150,8 +162,9 @@ class MpiComm final : public CpuComm {
     }
     if (!poll(request, deadline)) {
       poisoned_ = true;
-      abandoned_.push_back(std::move(send_));
-      abandoned_.push_back(std::move(recv_));
+      // Moving a vector keeps its heap block, the one MPI holds a pointer into.
+      park(std::make_shared<std::vector<std::byte>>(std::move(send_)));
+      park(std::make_shared<std::vector<std::byte>>(std::move(recv_)));
       throw sdk::Error(OPCERT_ERROR_TIMEOUT,
                        std::string(op_name(a.op)) + " of " + std::to_string(a.count) + " element(s) per rank did not " +
                            "complete within " + seconds_text(timeout_.count()) +
@@ -170,7 +183,6 @@ class MpiComm final : public CpuComm {
   bool aborted_ = false;
   bool poisoned_ = false;  // a call was abandoned at its deadline
   std::vector<std::byte> send_, recv_;
-  std::list<std::vector<std::byte>> abandoned_;
 };
 
 }  // namespace
@@ -194,27 +206,41 @@ std::unique_ptr<CpuComm> make_mpi_comm(int rank, int nranks, uint64_t tag, doubl
     throw sdk::Error(OPCERT_ERROR_UNSUPPORTED, "the CPU backend's communicators span the whole MPI job (" +
                                                    std::to_string(world_size) + " ranks), not " + std::to_string(nranks));
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
-  MPI_Comm comm = MPI_COMM_NULL;
+  // What the pending calls write into (the new communicator's handle, the compared tags) lives on
+  // the heap: a call given up on at the deadline keeps it, parked, instead of a dead stack frame.
+  struct Setup {
+    MPI_Comm comm = MPI_COMM_NULL;
+    int64_t mine_tags[2] = {0, 0};
+    int64_t agreed[2] = {0, 0};
+  };
+  auto setup = std::make_shared<Setup>();
   MPI_Request request = MPI_REQUEST_NULL;
-  check_mpi(MPI_Comm_idup(MPI_COMM_WORLD, &comm, &request), "MPI_Comm_idup");
-  if (!poll(request, deadline))
+  check_mpi(MPI_Comm_idup(MPI_COMM_WORLD, &setup->comm, &request), "MPI_Comm_idup");
+  if (!poll(request, deadline)) {
+    park(setup);
     throw sdk::Error(OPCERT_ERROR_TIMEOUT, "not every rank joined the communicator within " + seconds_text(timeout_seconds));
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  }
+  MPI_Comm_set_errhandler(setup->comm, MPI_ERRORS_RETURN);
   int mine = -1;
-  MPI_Comm_rank(comm, &mine);
-  auto owned = std::make_unique<MpiComm>(comm, mine, nranks, timeout_seconds);
-  if (mine != rank)
+  MPI_Comm_rank(setup->comm, &mine);
+  if (mine != rank) {
+    MPI_Comm_free(&setup->comm);
     throw sdk::Error(OPCERT_ERROR_INVALID_ARGUMENT, "rank " + std::to_string(rank) + " asked for, but this process is MPI rank " +
                                                         std::to_string(mine) + "; the host must number ranks as MPI does");
+  }
   // Every rank must hold rank 0's id: compare the tags (min of tag and of -tag).
-  int64_t mine_tags[2] = {static_cast<int64_t>(tag), -static_cast<int64_t>(tag)};
-  int64_t agreed[2] = {0, 0};
-  check_mpi(MPI_Iallreduce(mine_tags, agreed, 2, MPI_INT64_T, MPI_MIN, comm, &request), "MPI_Iallreduce");
-  if (!poll(request, deadline))
+  setup->mine_tags[0] = static_cast<int64_t>(tag);
+  setup->mine_tags[1] = -static_cast<int64_t>(tag);
+  check_mpi(MPI_Iallreduce(setup->mine_tags, setup->agreed, 2, MPI_INT64_T, MPI_MIN, setup->comm, &request), "MPI_Iallreduce");
+  if (!poll(request, deadline)) {
+    park(setup);  // and the communicator is not freed: its call is still pending
     throw sdk::Error(OPCERT_ERROR_TIMEOUT, "the ranks did not compare their unique ids within the timeout");
-  if (agreed[0] != mine_tags[0] || agreed[1] != mine_tags[1])
+  }
+  if (setup->agreed[0] != setup->mine_tags[0] || setup->agreed[1] != setup->mine_tags[1]) {
+    MPI_Comm_free(&setup->comm);
     throw sdk::Error(OPCERT_ERROR_INVALID_ARGUMENT, "the ranks were given different unique ids");
-  return owned;
+  }
+  return std::make_unique<MpiComm>(setup->comm, mine, nranks, timeout_seconds);
 }
 
 }  // namespace opcert::cpu
