@@ -37,6 +37,15 @@ class MpiWorld final : public World {
     int provided = 0;
     if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
       throw std::runtime_error("MPI_Init_thread failed");
+    // The rank watchdog calls MPI from its own thread (send_to_root, MPI_Abort) while the rank's
+    // thread may be inside a collective: anything less than MULTIPLE makes that undefined.
+    if (provided < MPI_THREAD_MULTIPLE) {
+      MPI_Finalize();  // every rank of the job sees the same library, so all end here together
+      throw std::runtime_error(fmt::format(
+          "the MPI library gives thread level {} where opcert needs MPI_THREAD_MULTIPLE ({}): its watchdog "
+          "calls MPI from a second thread; use an MPI built with thread support (Open MPI and MPICH are by default)",
+          provided, MPI_THREAD_MULTIPLE));
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
