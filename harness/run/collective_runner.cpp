@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <csignal>
+#include <cstdlib>
+#include <exception>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <thread>
 
 #include "check/collectives/collective_case.h"
@@ -64,6 +66,8 @@ class RankRun {
   void run_case(std::size_t job, BackendHandle& backend, opcert_device device, Communicator& comm);
   void rebuild(BackendHandle& backend, opcert_device device, Communicator& comm, Clock::time_point start);
   void collect(std::size_t job, CaseResult mine, Clock::time_point start);
+  void setup_root();
+  void agree_on_setup();
   [[noreturn]] void lose_job(const std::string& why);
   void on_overrun(std::size_t job);
   void on_stop();
@@ -80,6 +84,7 @@ class RankRun {
   std::vector<Job> jobs_;
   std::chrono::milliseconds grace_;
   std::unique_ptr<RankRecord> record_;  // rank 0 only
+  std::exception_ptr setup_error_;       // rank 0 only: why setup_root failed
   std::unique_ptr<RankWatchdog> watchdog_;
   std::atomic<std::size_t> current_{0};
 };
@@ -240,11 +245,14 @@ void RankRun::collect(std::size_t job, CaseResult mine, Clock::time_point start)
   record_->add(std::move(mine));
   std::string lost;
   for (int from = 1; from < world_.size(); ++from) {
+    // Past the deadline (a rank was silent) receive_from still takes a result already here: the
+    // later ranks' results are kept, and only the ranks that sent nothing are recorded TIMEOUT.
     const auto message = world_.receive_from(from, collect_deadline(start));
     if (!message) {
-      lost = fmt::format("rank {} did not report its result within {} s: it died or hangs", from,
-                         (s_.timeout + 2 * grace_).count() / 1000.0);
-      break;
+      if (lost.empty())
+        lost = fmt::format("rank {} did not report its result within {} s: it died or hangs", from,
+                           (s_.timeout + 2 * grace_).count() / 1000.0);
+      continue;
     }
     try {
       const json m = json::parse(*message);
@@ -255,10 +263,9 @@ void RankRun::collect(std::size_t job, CaseResult mine, Clock::time_point start)
                            : case_result_from_json(m.at("result"));
       r.rank = from;
       record_->add(std::move(r));
-      if (stuck) lost = fmt::format("rank {} is stuck in a backend call", from);
+      if (stuck && lost.empty()) lost = fmt::format("rank {} is stuck in a backend call", from);
     } catch (const std::exception& e) {
-      lost = fmt::format("rank {} sent a result rank 0 cannot read ({})", from, e.what());
-      break;
+      if (lost.empty()) lost = fmt::format("rank {} sent a result rank 0 cannot read ({})", from, e.what());
     }
   }
   if (!lost.empty()) lose_job(lost);
@@ -279,6 +286,39 @@ void RankRun::run_backend(std::size_t b, std::size_t first, std::size_t last) {
   if (comm.comm != nullptr) backend.comm_destroy(comm.comm);
 }
 
+void RankRun::setup_root() {
+  try {
+    prepare_out_dir(s_.out_dir);
+    RunReport header = report_header(targets_, suite_, s_);
+    header.ranks = world_.size();
+    header.launcher = world_.launcher();
+    record_ = std::make_unique<RankRecord>(std::move(header), s_, suite_, jobs_, targets_, world_.size());
+  } catch (const std::exception&) {
+    setup_error_ = std::current_exception();
+  }
+}
+
+// Only rank 0 sets up (--out, the report): every rank learns whether it could, so that a bad
+// --out ends all ranks at once with rank 0's exit code instead of leaving them to time out.
+// 1: ready; 0: bad input (exit 2); -1: any other failure (exit 1).
+void RankRun::agree_on_setup() {
+  int64_t mine = 1;
+  if (setup_error_) {
+    try {
+      std::rethrow_exception(setup_error_);
+    } catch (const InputError&) {
+      mine = 0;
+    } catch (...) {
+      mine = -1;
+    }
+  }
+  const auto agreed = world_.all_min(mine, Clock::now() + kStartupWait);
+  if (!agreed) lose_job("the ranks did not all start within 120 s");
+  if (setup_error_) std::rethrow_exception(setup_error_);
+  if (*agreed == 0) throw InputError("rank 0 could not start the run (its message says why)");
+  if (*agreed < 0) throw std::runtime_error("rank 0 could not start the run (its message says why)");
+}
+
 int RankRun::run() {
   const bool root = world_.rank() == 0;
   const int64_t mine = fingerprint(jobs_, suite_);
@@ -288,12 +328,9 @@ int RankRun::run() {
   if (*low != mine || -*high != mine)
     throw InputError("the ranks disagree on the cases to run: give every rank the same suite, filter, backends and plugins");
 
+  if (root) setup_root();
+  agree_on_setup();
   if (root) {
-    prepare_out_dir(s_.out_dir);
-    RunReport header = report_header(targets_, suite_, s_);
-    header.ranks = world_.size();
-    header.launcher = world_.launcher();
-    record_ = std::make_unique<RankRecord>(std::move(header), s_, suite_, jobs_, targets_, world_.size());
     if (!world_.single_rank_reason().empty()) fmt::print(stderr, "opcert: {}\n", world_.single_rank_reason());
     else fmt::print(stderr, "opcert: collectives across {} ranks ({})\n", world_.size(), world_.launcher());
     install_stop_handlers();
