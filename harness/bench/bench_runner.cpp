@@ -31,6 +31,13 @@ constexpr const char* kTorch = "torch";
 constexpr int kWarmupLaunches = 3;
 constexpr double kWarmupSeconds = 0.05;
 
+// kWarmupLaunches launches, more until kWarmupSeconds have passed.
+template <class Launch>
+void warm_up(SampleTimer& timer, Launch launch) {
+  double warm = 0.0;
+  for (int i = 0; i < kWarmupLaunches || warm < kWarmupSeconds; ++i) warm += timer.time(launch);
+}
+
 bool gates(Status s) { return s == Status::kFailed || s == Status::kError || s == Status::kCrashed || s == Status::kTimeout; }
 
 ExecutionOptions options_for(const Case& c, const PlatformCatalog* catalog, const std::string& platform) {
@@ -100,8 +107,7 @@ class BenchEngine {
       active_copy_ = std::make_unique<CacheFlusher>(*job.backend, active_or_first_device(*job.backend), half);
       SampleTimer& timer = timer_for(*job.backend);
       job.timing_method = timer.method();
-      double warm = 0.0;
-      for (int i = 0; i < kWarmupLaunches || warm < kWarmupSeconds; ++i) warm += timer.time([&] { active_copy_->flush(); });
+      warm_up(timer, [&] { active_copy_->flush(); });
     } catch (const std::exception& e) {
       job.error = e.what();
       active_copy_.reset();
@@ -138,8 +144,7 @@ class BenchEngine {
       }
       SampleTimer& timer = timer_for(*job.backend);
       job.timing_method = timer.method();
-      double warm = 0.0;
-      for (int i = 0; i < kWarmupLaunches || warm < kWarmupSeconds; ++i) warm += timer.time([&] { prepared->launch(); });
+      warm_up(timer, [&] { prepared->launch(); });
     } catch (const std::exception& e) {
       job.error = e.what();
       if (!job.check) record_check(job, error_result(job, e.what()));

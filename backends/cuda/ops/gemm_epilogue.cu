@@ -1,6 +1,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "cuda_check.h"
 #include "ops/gemm_epilogue.h"
 #include "ops/vector_io.cuh"
 
@@ -75,6 +76,12 @@ void launch_fill_rows(void* c, const void* bias, int64_t m, int64_t n, int elem_
     fill_rows<<<blocks, kThreads, 0, stream>>>(static_cast<uint16_t*>(c), static_cast<const uint16_t*>(bias), m, n);
   else
     fill_rows<<<blocks, kThreads, 0, stream>>>(static_cast<uint8_t*>(c), static_cast<const uint8_t*>(bias), m, n);
+}
+
+void fill_empty_sum(const sdk::Tensor& c, const std::optional<sdk::Tensor>& bias, cudaStream_t stream) {
+  launch_fill_rows(c.data<void>(), bias ? bias->data<const void>() : nullptr, c.dim(0), c.dim(1),
+                   static_cast<int>(sdk::dtype_size(c.dtype())), stream);
+  OPCERT_CUDA_CHECK_LAUNCH("fill_rows");
 }
 
 void launch_transpose_f32(const float* src, float* dst, int64_t rows, int64_t cols, cudaStream_t stream) {

@@ -87,7 +87,7 @@ Fp8MmaProblem mma_problem_of(const Fp8Args& g) {
 }
 
 // Why the mma.sync kernel cannot take the call here, if it cannot.
-std::optional<std::string> mma_unsupported(const CudaContext& ctx, const Fp8Args& g) {
+std::optional<std::string> mma_unsupported(CudaContext& ctx, const Fp8Args& g) {
   if (!fp8_mma_supported(ctx.props))
     return "fp8 mma.sync needs compute capability 8.9 or later (this device: " + std::to_string(ctx.props.major) +
            "." + std::to_string(ctx.props.minor) + ")";
@@ -108,22 +108,25 @@ std::optional<Fp8Path> choose_path(CudaContext& ctx, const Fp8Args& g, std::stri
   return std::nullopt;
 }
 
-sdk::Support query(CudaContext& ctx, const sdk::OpCall& call) {
+// Why the cuBLASLt implementation cannot take the call, if it cannot.
+std::optional<std::string> cublaslt_unsupported(CudaContext& ctx, const Fp8Args& g) {
+  std::string why;
+  if (choose_path(ctx, g, why)) return std::nullopt;
+  return why;
+}
+
+// The operand check, then `unsupported` for a call that needs a GEMM (not an empty output, not K = 0).
+sdk::Support query_with(CudaContext& ctx, const sdk::OpCall& call,
+                        std::optional<std::string> (*unsupported)(CudaContext&, const Fp8Args&)) {
   sdk::CallCheck check(call, false, OPCERT_DEVICE_CUDA);
   const Fp8Args g = parse(call, check);
   if (!check.ok() || g.m * g.n == 0 || g.k == 0) return check.support();
-  std::string why;
-  if (!choose_path(ctx, g, why)) return sdk::Support::no(why);
+  if (auto why = unsupported(ctx, g)) return sdk::Support::no(*why);
   return sdk::Support::yes();
 }
 
-sdk::Support query_mma(CudaContext& ctx, const sdk::OpCall& call) {
-  sdk::CallCheck check(call, false, OPCERT_DEVICE_CUDA);
-  const Fp8Args g = parse(call, check);
-  if (!check.ok() || g.m * g.n == 0 || g.k == 0) return check.support();
-  if (auto why = mma_unsupported(ctx, g)) return sdk::Support::no(*why);
-  return sdk::Support::yes();
-}
+sdk::Support query(CudaContext& ctx, const sdk::OpCall& call) { return query_with(ctx, call, cublaslt_unsupported); }
+sdk::Support query_mma(CudaContext& ctx, const sdk::OpCall& call) { return query_with(ctx, call, mma_unsupported); }
 
 // Per-channel scales without cuBLASLt's outer-vector scaling: unscaled GEMM into fp32 scratch,
 // then the scales and the bias in one pass.
@@ -175,9 +178,7 @@ std::optional<Fp8Args> parse_for_run(CudaContext& ctx, const sdk::OpCall& call) 
   check.throw_if_failed();
   if (g.m * g.n == 0) return std::nullopt;
   if (g.k == 0) {
-    launch_fill_rows(g.c->data<void>(), g.bias ? g.bias->data<const void>() : nullptr, g.m, g.n,
-                     static_cast<int>(sdk::dtype_size(g.c->dtype())), ctx.stream);
-    OPCERT_CUDA_CHECK_LAUNCH("fill_rows");
+    fill_empty_sum(*g.c, g.bias, ctx.stream);
     return std::nullopt;
   }
   return g;

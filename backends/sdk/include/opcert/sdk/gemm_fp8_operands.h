@@ -16,11 +16,11 @@ namespace opcert::sdk {
 /// How a_scale and b_scale apply.
 enum class Fp8Scaling { kTensor, kChannel, kBlock };
 
-struct GemmFp8Operands {
+/// m, n, k come from GemmDims (gemm_shapes.h).
+struct GemmFp8Operands : GemmDims {
   std::optional<Tensor> a, b, a_scale, b_scale, bias, c;
   Fp8Scaling scaling = Fp8Scaling::kTensor;
   int64_t block = 128;  // block_size: the block edge along K (and N) for Fp8Scaling::kBlock
-  int64_t m = 0, n = 0, k = 0;
 
   /// ceil(v / block): scale blocks covering v elements.
   int64_t blocks(int64_t v) const { return (v + block - 1) / block; }
@@ -53,10 +53,7 @@ inline GemmFp8Operands parse_gemm_fp8(const OpCall& call, CallCheck& check) {
     check.require(g.bias->dtype() == g.c->dtype(), "bias is " + dtype_name(g.bias->dtype()) +
                                                        ", expected the output dtype " + dtype_name(g.c->dtype()));
   if (!check.ok()) return g;
-  const GemmDims dims = check_gemm_shapes(check, *g.a, *g.b, *g.c);
-  g.m = dims.m;
-  g.n = dims.n;
-  g.k = dims.k;
+  static_cast<GemmDims&>(g) = check_gemm_shapes(check, *g.a, *g.b, *g.c);
   if (!check.ok()) return g;
   if (g.bias) check.shape(*g.bias, {g.n}, "[N]");
   switch (g.scaling) {

@@ -12,10 +12,10 @@
 
 namespace opcert::sdk {
 
-struct GemmInt8Operands {
+/// m, n, k come from GemmDims (gemm_shapes.h).
+struct GemmInt8Operands : GemmDims {
   std::optional<Tensor> a, b, a_scale, b_scale, bias, c;
   bool dequantize = false;  // c is bf16/fp16: scales (and the bias) apply
-  int64_t m = 0, n = 0, k = 0;
 };
 
 /// Reads and checks the call's operands; every problem is recorded in `check` (whose `ok()` says
@@ -34,10 +34,7 @@ inline GemmInt8Operands parse_gemm_int8(const OpCall& /*call: no attributes*/, C
   check.dtype(*g.a, {OPCERT_DTYPE_I8});
   check.dtype(*g.b, {OPCERT_DTYPE_I8});
   if (!check.ok()) return g;
-  const GemmDims dims = check_gemm_shapes(check, *g.a, *g.b, *g.c);
-  g.m = dims.m;
-  g.n = dims.n;
-  g.k = dims.k;
+  static_cast<GemmDims&>(g) = check_gemm_shapes(check, *g.a, *g.b, *g.c);
   if (!check.ok()) return g;
   if (!g.dequantize) {
     check.require(!g.bias, "bias is only defined for dequantized (bf16/fp16) outputs, not int32");
