@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "collectives/collective_args.h"
+#include <opcert/sdk/collective_args.h>
 #include "collectives/cpu_comm.h"
 
 namespace opcert::cpu {
@@ -17,12 +17,12 @@ CpuComm& comm_of(opcert_comm* comm) {
 
 std::vector<sdk::Implementation> collective_implementations() {
   std::vector<sdk::Implementation> impls;
-  for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all"}) {
-    const Collective which = collective_of(op);
+  for (const char* op : sdk::kCollectiveOps) {
+    const Collective which = sdk::collective_of(op);
     impls.push_back({std::string("cpu.") + op + ".mpi", op,
                      "non-blocking MPI on the backend's own communicator, polled against the timeout (one rank without MPI: a copy)",
                      [which](const sdk::OpCall& call) {
-                       const std::string why = collective_unsupported(call, which, mpi_job_ranks());
+                       const std::string why = sdk::collective_unsupported(call, which, mpi_job_ranks());
                        return why.empty() ? sdk::Support::yes() : sdk::Support::no(why);
                      },
                      [](const sdk::OpCall&) {
@@ -46,10 +46,10 @@ void CpuCollectives::comm_abort(opcert_comm* comm) { comm_of(comm).abort(); }
 void CpuCollectives::run_collective(const sdk::OpCall& call, opcert_comm* comm) {
   CpuComm& c = comm_of(comm);
   const sdk::Implementation& impl = backend_->implementation(std::string(call.impl_key()));
-  const Collective which = collective_of(impl.op);
-  if (const std::string why = collective_unsupported(call, which, c.nranks()); !why.empty())
+  const Collective which = sdk::collective_of(impl.op);
+  if (const std::string why = sdk::collective_unsupported(call, which, c.nranks()); !why.empty())
     throw sdk::Error(OPCERT_ERROR_UNSUPPORTED, why);
-  c.run(read_collective(call, which, c.nranks()));
+  c.run(sdk::read_collective(call, which, c.nranks()));
 }
 
 }  // namespace opcert::cpu

@@ -6,9 +6,13 @@
 #include <cstdint>
 #include <memory>
 
-#include "collectives/collective_args.h"
+#include <opcert/sdk/collective_args.h>
 
 namespace opcert::cpu {
+
+using sdk::Collective;
+using sdk::CollectiveArgs;
+using sdk::Reduction;
 
 class CpuComm {
  public:

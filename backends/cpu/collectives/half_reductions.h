@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "collectives/collective_args.h"
+#include "collectives/cpu_comm.h"
 
 namespace opcert::cpu {
 

@@ -65,17 +65,6 @@ void park(std::shared_ptr<void> memory) {
   parked->push_back(std::move(memory));
 }
 
-const char* op_name(Collective op) {
-  switch (op) {
-    case Collective::kAllReduce: return "all_reduce";
-    case Collective::kAllGather: return "all_gather";
-    case Collective::kReduceScatter: return "reduce_scatter";
-    case Collective::kBroadcast: return "broadcast";
-    case Collective::kAllToAll: return "all_to_all";
-  }
-  return "collective";
-}
-
 MPI_Datatype datatype_of(int32_t dtype) {
   switch (dtype) {
     case OPCERT_DTYPE_F32: return MPI_FLOAT;
@@ -166,7 +155,7 @@ class MpiComm final : public CpuComm {
       park(std::make_shared<std::vector<std::byte>>(std::move(send_)));
       park(std::make_shared<std::vector<std::byte>>(std::move(recv_)));
       throw sdk::Error(OPCERT_ERROR_TIMEOUT,
-                       std::string(op_name(a.op)) + " of " + std::to_string(a.count) + " element(s) per rank did not " +
+                       std::string(sdk::collective_name(a.op)) + " of " + std::to_string(a.count) + " element(s) per rank did not " +
                            "complete within " + seconds_text(timeout_.count()) +
                            ": a rank did not take part (it died, hangs or is far behind)");
     }
