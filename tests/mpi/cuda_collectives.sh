@@ -42,40 +42,8 @@ elapsed=$(( $(date +%s) - start ))
 cat "$out.log"
 echo "exit code $rc in $elapsed s"
 
-python3 - "$scenario" "$out" "$np" "$rc" "$elapsed" <<'PY'
-import json, sys
-scenario, out, np, rc, elapsed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-def fail(why):
-    print("FAILED:", why); sys.exit(1)
-try:
-    report = json.load(open(out + "/report.json"))
-except Exception as e:
-    fail(f"no readable report.json: {e}")
-results = report["results"]
-by = {}
-for r in results:
-    by.setdefault(r["case"], {})[r["rank"]] = r
-if report["ranks"]["count"] != np: fail(f"report says {report['ranks']['count']} ranks, expected {np}")
-if any(len(v) != np for v in by.values()): fail("some case lacks a result from some rank")
-statuses = {r["status"] for r in results}
-if scenario == "pass":
-    if rc != 0 or statuses != {"PASSED"}:
-        fail(f"exit code {rc}, statuses {statuses}: " +
-             "; ".join(f"{r['case']} {r['message']}" for r in results if r["status"] != "PASSED")[:3000])
-    print(f"ok: {len(results)} results ({len(by)} cases x {np} ranks) PASSED")
-    sys.exit(0)
-if rc == 0: fail("the job exited 0 despite the fault")
-if elapsed > 60: fail(f"the job took {elapsed} s; the timeout is 4 s")
-ids = list(by)
-if len(ids) != 3: fail(f"{len(ids)} cases, expected 3")
-first, broken, never = (by[i] for i in ids)
-if any(r["status"] != "PASSED" for r in first.values()): fail("the case before the fault did not pass")
-bad = {r["status"] for r in broken.values()}
-if "PASSED" in bad or not bad <= {"TIMEOUT", "ERROR"}: fail(f"the broken case has statuses {bad}")
-if scenario == "hang" and broken[0]["status"] != "TIMEOUT":
-    fail(f"rank 0, whose peer hung, is {broken[0]['status']}, not TIMEOUT: {broken[0]['message']}")
-if any(r["status"] != "ERROR" for r in never.values()): fail("the case after the fault is not ERROR (not run)")
-if report["complete"]: fail("the report claims to be complete")
-print(f"ok: ended in {elapsed} s with exit code {rc}; broken case: " +
-      "; ".join(f"rank {k} {v['status']}: {v['message']}" for k, v in sorted(broken.items())))
-PY
+# Rank 0 waited for the hung last rank: its NCCL call must have ended at the deadline (TIMEOUT),
+# and the hung rank's watchdog reports it TIMEOUT too.
+timeout_ranks=""
+[ "$scenario" = hang ] && timeout_ranks=0,$last
+exec python3 "$(dirname "$0")/check_collective_report.py" "$scenario" "$out" "$np" "$rc" "$elapsed" "$timeout_ranks" 60

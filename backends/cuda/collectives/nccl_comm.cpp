@@ -260,9 +260,12 @@ class NcclCommImpl final : public NcclComm {
   bool aborted_ = false;
 };
 
+// The loaded library's version (it may differ from the header's), asked once.
 int runtime_version() {
-  int version = 0;
-  if (ncclGetVersion(&version) != ncclSuccess) return 0;
+  static const int version = [] {
+    int v = 0;
+    return ncclGetVersion(&v) == ncclSuccess ? v : 0;
+  }();
   return version;
 }
 

@@ -7,40 +7,22 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "backends/cuda/cuda_backend_fixture.h"
 #include "check/collectives/collective_case.h"
 #include "check/suite.h"
-#include "loader/backend_handle.h"
-
-extern "C" const opcert_api* opcert_cuda_backend_get_api(void);
 
 namespace opcert {
 namespace {
 
 constexpr double kTimeoutSeconds = 60;
 
-class CudaCollectives : public ::testing::Test {
+class CudaCollectives : public CudaBackendTest {
  protected:
-  static void SetUpTestSuite() {
-    try {
-      backend_ = BackendHandle::open(opcert_cuda_backend_get_api(), BackendSource{});
-    } catch (const std::exception& e) {
-      unavailable_ = e.what();
-    }
-  }
-  static void TearDownTestSuite() { backend_.reset(); }
-  void SetUp() override {
-    if (!backend_) GTEST_SKIP() << "no CUDA backend here: " << unavailable_;
-  }
   opcert_device device() const { return backend_->devices().at(0).device; }
   opcert_comm* one_rank_comm() { return backend_->comm_init(device(), 0, 1, backend_->comm_unique_id(), kTimeoutSeconds); }
-
-  static std::unique_ptr<BackendHandle> backend_;
-  static std::string unavailable_;
 };
-
-std::unique_ptr<BackendHandle> CudaCollectives::backend_;
-std::string CudaCollectives::unavailable_;
 
 TEST_F(CudaCollectives, EveryCollectiveIsListedUnderAnNcclKey) {
   EXPECT_TRUE(backend_->has_collectives());
