@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
 
@@ -54,6 +55,13 @@ std::vector<sdk::Implementation> collective_implementations(const CudaCollective
                      }});
   }
   return impls;
+}
+
+int CudaCollectives::ranks() const {
+  if (ranks_) return *ranks_;
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS", "WORLD_SIZE"})
+    if (const char* v = std::getenv(name); v != nullptr && std::atoi(v) > 0) return std::atoi(v);
+  return 1;
 }
 
 uint32_t CudaCollectives::comm_unique_id(uint8_t* id) { return nccl_unique_id(id); }

@@ -30,13 +30,15 @@ class CudaCollectives : public sdk::CommBackend {
   void comm_abort(opcert_comm* comm) override;
   void run_collective(const sdk::OpCall& call, opcert_comm* comm) override;
 
-  /// Ranks of the latest communicator made (the host makes one before it asks about a case); 1 before any.
-  int ranks() const { return ranks_; }
+  /// Ranks of the latest communicator made (the host makes one before it asks about a case);
+  /// before any, the MPI launcher's world size (OMPI_COMM_WORLD_SIZE, PMI_SIZE, an srun step's
+  /// SLURM_STEP_NUM_TASKS, torchrun's WORLD_SIZE), else 1.
+  int ranks() const;
 
  private:
   const sdk::Backend* backend_;
   CudaContext* context_;
-  int ranks_ = 1;
+  std::optional<int> ranks_;
   std::optional<TestFaults> faults_;  // read at the first collective
 };
 
