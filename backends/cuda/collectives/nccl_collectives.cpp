@@ -70,8 +70,9 @@ opcert_comm* CudaCollectives::comm_init(opcert_device device, int32_t rank, int3
                                         uint32_t id_bytes, double timeout_seconds) {
   if (device.type != OPCERT_DEVICE_CUDA || device.index != context_->device)
     throw sdk::Error(OPCERT_ERROR_INVALID_ARGUMENT,
-                     "this CUDA backend runs on CUDA device " + std::to_string(context_->device) + " (chosen by the local rank " +
-                         "or OPCERT_CUDA_DEVICE); a communicator cannot span another device");
+                     "comm_init on device type " + std::to_string(device.type) + " index " + std::to_string(device.index) +
+                         ", but this CUDA backend runs on CUDA device " + std::to_string(context_->device) +
+                         " (chosen by the local rank or OPCERT_CUDA_DEVICE): pass the device it lists");
   auto comm = make_nccl_comm(*context_, rank, nranks, id, id_bytes, timeout_seconds);
   ranks_ = nranks;
   return reinterpret_cast<opcert_comm*>(comm.release());
