@@ -101,6 +101,7 @@ TEST_F(CudaCollectives, WithoutNcclEveryCollectiveIsDeclinedSayingHowToBuildIt) 
     CaseResult early;
     EXPECT_FALSE(PreparedCollective::prepare(*backend_, "cuda." + c.op + ".nccl", c, device(), {0, 1}, early)) << c.id;
     EXPECT_EQ(early.status, Status::kSkipped) << c.id;
+    if (early.message.find("root 1") != std::string::npos) continue;  // no rank 1 here: skipped before the backend is asked
     EXPECT_NE(early.message.find("-DOPCERT_WITH_NCCL=ON"), std::string::npos) << c.id << ": " << early.message;
   }
   try {
