@@ -1,6 +1,6 @@
 // The CUDA backend: one device (chosen_device()), one stream, memory through a caching allocator,
-// CUDA events for timing, the ops of ops/ and the collectives on NCCL (collectives/). Without a usable GPU its construction fails with the
-// reason, and the registry lists it unavailable.
+// CUDA events for timing, the ops of ops/ and the collectives on NCCL (collectives/). Without a
+// usable GPU its construction fails with the reason, and the registry lists it unavailable.
 #include <opcert/sdk/backend.h>
 
 #include <cuda_runtime.h>
@@ -100,7 +100,6 @@ class CudaBackend : private ContextOwner, public sdk::Backend, public sdk::Event
     OPCERT_CUDA_CHECK(cudaEventElapsedTime(&ms, start->event, stop->event));
     return ms;
   }
-
 };
 
 }  // namespace
