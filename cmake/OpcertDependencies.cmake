@@ -61,4 +61,20 @@ if(OPCERT_WITH_MPI_ENABLED)
   target_compile_definitions(MPI::MPI_C INTERFACE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
 endif()
 
-message(STATUS "opcert: CUDA ${OPCERT_WITH_CUDA_ENABLED}, LibTorch ${OPCERT_WITH_TORCH_ENABLED}, MPI ${OPCERT_WITH_MPI_ENABLED}")
+# NCCL carries the CUDA backend's collectives (cmake/FindNCCL.cmake: NCCL_ROOT, the nvidia-nccl
+# Python package, the CUDA toolkit). Without it the CUDA backend builds and declines them.
+set(_opcert_nccl_found FALSE)
+if(OPCERT_WITH_CUDA_ENABLED AND NOT OPCERT_WITH_NCCL STREQUAL "OFF")
+  find_package(NCCL 2.14 QUIET)
+  set(_opcert_nccl_found ${NCCL_FOUND})
+elseif(NOT OPCERT_WITH_CUDA_ENABLED AND OPCERT_WITH_NCCL STREQUAL "ON")
+  message(FATAL_ERROR "OPCERT_WITH_NCCL=ON needs the CUDA backend (OPCERT_WITH_CUDA)")
+endif()
+opcert_resolve_option(OPCERT_WITH_NCCL _opcert_nccl_found
+  "NCCL >= 2.14 (nccl.h and libnccl; set NCCL_ROOT, e.g. to the nvidia-nccl Python package's nvidia/nccl folder)")
+if(OPCERT_WITH_NCCL_ENABLED)
+  message(STATUS "opcert: NCCL ${NCCL_VERSION} (${NCCL_LIBRARY})")
+endif()
+
+message(STATUS "opcert: CUDA ${OPCERT_WITH_CUDA_ENABLED}, LibTorch ${OPCERT_WITH_TORCH_ENABLED}, MPI ${OPCERT_WITH_MPI_ENABLED}, "
+               "NCCL ${OPCERT_WITH_NCCL_ENABLED}")

@@ -2,9 +2,11 @@
 set(OPCERT_WITH_CUDA AUTO CACHE STRING "Build the CUDA backend (AUTO, ON, OFF)")
 set(OPCERT_WITH_TORCH AUTO CACHE STRING "Build the LibTorch reference and backend (AUTO, ON, OFF)")
 set(OPCERT_WITH_MPI AUTO CACHE STRING "Build MPI-launched collectives (AUTO, ON, OFF)")
+set(OPCERT_WITH_NCCL AUTO CACHE STRING "The CUDA backend's collectives on NCCL >= 2.14 (AUTO, ON, OFF; hint: NCCL_ROOT)")
 set_property(CACHE OPCERT_WITH_CUDA PROPERTY STRINGS AUTO ON OFF)
 set_property(CACHE OPCERT_WITH_TORCH PROPERTY STRINGS AUTO ON OFF)
 set_property(CACHE OPCERT_WITH_MPI PROPERTY STRINGS AUTO ON OFF)
+set_property(CACHE OPCERT_WITH_NCCL PROPERTY STRINGS AUTO ON OFF)
 
 option(OPCERT_BUILD_TESTS "Build the GoogleTest suite" ${PROJECT_IS_TOP_LEVEL})
 option(OPCERT_ENABLE_ASAN "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)

@@ -1,6 +1,6 @@
 // The CUDA backend: one device (chosen_device()), one stream, memory through a caching allocator,
-// CUDA events for timing, and the ops of ops/. Without a usable GPU its construction fails with the
-// reason, and the registry lists it unavailable.
+// CUDA events for timing, the ops of ops/ and the collectives on NCCL (collectives/). Without a
+// usable GPU its construction fails with the reason, and the registry lists it unavailable.
 #include <opcert/sdk/backend.h>
 
 #include <cuda_runtime.h>
@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "collectives/nccl_collectives.h"
 #include "cuda_check.h"
 #include "cuda_context.h"
 #include "ops/cuda_ops.h"
@@ -34,15 +35,22 @@ int usable_device() {
   return device;
 }
 
-class CudaBackend : public sdk::Backend, public sdk::EventBackend {
+// The context, made before the bases that keep a reference to it (CudaCollectives).
+struct ContextOwner {
+  std::unique_ptr<CudaContext> ctx_ = std::make_unique<CudaContext>(usable_device());
+};
+
+class CudaBackend : private ContextOwner, public sdk::Backend, public sdk::EventBackend, public CudaCollectives {
  public:
   static constexpr bool kHasEvents = true;
+  static constexpr bool kHasCollectives = true;
 
-  CudaBackend() : ctx_(std::make_unique<CudaContext>(usable_device())) {
+  CudaBackend() : CudaCollectives(static_cast<const sdk::Backend&>(*this), *ctx_) {
     for (auto* family : {gemm_implementations, gemm_fp8_implementations, gemm_int8_implementations,
                          norm_implementations, rope_implementations, softmax_implementations,
                          quantize_implementations, attention_implementations})
       for (auto& impl : family(*ctx_)) add(std::move(impl));
+    for (auto& impl : collective_implementations(*this)) add(std::move(impl));
   }
 
   sdk::BackendInfo info() const override {
@@ -92,9 +100,6 @@ class CudaBackend : public sdk::Backend, public sdk::EventBackend {
     OPCERT_CUDA_CHECK(cudaEventElapsedTime(&ms, start->event, stop->event));
     return ms;
   }
-
- private:
-  std::unique_ptr<CudaContext> ctx_;
 };
 
 }  // namespace

@@ -57,49 +57,7 @@ esac
 cat "$out.log"
 echo "exit code $rc"
 
-python3 - "$scenario" "$out" "$np" "$rc" "${elapsed:-0}" <<'PY'
-import json, sys
-scenario, out, np, rc, elapsed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-def fail(why):
-    print("FAILED:", why); sys.exit(1)
-try:
-    report = json.load(open(out + "/report.json"))
-except Exception as e:
-    fail(f"no readable report.json: {e}")
-results = report["results"]
-by = {}
-for r in results:
-    by.setdefault(r["case"], {})[r["rank"]] = r
-if report["ranks"]["count"] != np: fail(f"report says {report['ranks']['count']} ranks, expected {np}")
-suite_cases = len(by)
-if any(len(v) != np for v in by.values()): fail("some case lacks a result from some rank")
-statuses = {r["status"] for r in results}
-if scenario == "pass":
-    if rc != 0: fail(f"exit code {rc}")
-    if statuses != {"PASSED"}: fail(f"statuses {statuses}: " + "; ".join(r["message"] for r in results if r["status"] != "PASSED")[:2000])
-    if report["ranks"]["launcher"] != "mpi": fail("launcher is not mpi")
-    print(f"ok: {len(results)} results ({suite_cases} cases x {np} ranks) PASSED")
-elif scenario == "single":
-    if rc != 0: fail(f"exit code {rc}")
-    if report["ranks"]["launcher"] != "single": fail("launcher is not single")
-    skipped = [r for r in results if r["status"] == "SKIPPED"]
-    if statuses - {"PASSED", "SKIPPED"} or any("root 1" not in r["message"] for r in skipped) or not skipped:
-        fail(f"statuses {statuses}; only the root-1 broadcasts may skip")
-    log = open(out + ".log").read()
-    if "single rank" not in log: fail("the run did not say it ran as a single rank")
-    print(f"ok: {len(results)} results on one rank, {len(skipped)} skipped (root 1)")
-else:
-    if rc == 0: fail("the job exited 0 despite the fault")
-    if elapsed > 40: fail(f"the job took {elapsed} s; the timeout is 4 s")
-    ids = list(by)
-    if len(ids) != 3: fail(f"{len(ids)} cases, expected 3")
-    first, broken, never = (by[i] for i in ids)
-    if any(r["status"] != "PASSED" for r in first.values()): fail("the case before the fault did not pass")
-    bad = {r["status"] for r in broken.values()}
-    if "PASSED" in bad or not bad <= {"TIMEOUT", "ERROR"}: fail(f"the broken case has statuses {bad}")
-    if scenario == "hang" and broken[2]["status"] != "TIMEOUT": fail("the hung rank's result is not TIMEOUT")
-    if any(r["status"] != "ERROR" for r in never.values()): fail("the case after the fault is not ERROR (not run)")
-    if report["complete"]: fail("the report claims to be complete")
-    print(f"ok: ended in {elapsed} s with exit code {rc}; broken case: " +
-          "; ".join(f"rank {k} {v['status']}: {v['message']}" for k, v in sorted(broken.items())))
-PY
+# The hung rank's own watchdog reports it TIMEOUT.
+timeout_ranks=""
+[ "$scenario" = hang ] && timeout_ranks=2
+exec python3 "$(dirname "$0")/check_collective_report.py" "$scenario" "$out" "$np" "$rc" "${elapsed:-0}" "$timeout_ranks"

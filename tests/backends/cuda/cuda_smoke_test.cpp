@@ -4,38 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <map>
-#include <memory>
 #include <string>
 
+#include "backends/cuda/cuda_backend_fixture.h"
 #include "check/execution.h"
 #include "check/suite.h"
-#include "loader/backend_handle.h"
-
-extern "C" const opcert_api* opcert_cuda_backend_get_api(void);
 
 namespace opcert {
 namespace {
 
-class CudaSmoke : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    try {
-      backend_ = BackendHandle::open(opcert_cuda_backend_get_api(), BackendSource{});
-    } catch (const std::exception& e) {
-      unavailable_ = e.what();
-    }
-  }
-  static void TearDownTestSuite() { backend_.reset(); }
-  void SetUp() override {
-    if (!backend_) GTEST_SKIP() << "no CUDA backend here: " << unavailable_;
-  }
-
-  static std::unique_ptr<BackendHandle> backend_;
-  static std::string unavailable_;
-};
-
-std::unique_ptr<BackendHandle> CudaSmoke::backend_;
-std::string CudaSmoke::unavailable_;
+using CudaSmoke = CudaBackendTest;
 
 TEST_F(CudaSmoke, TheDeviceIsACudaDeviceWithEvents) {
   ASSERT_EQ(backend_->devices().size(), 1u);
