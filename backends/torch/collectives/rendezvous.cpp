@@ -86,6 +86,7 @@ RendezvousServer start_rendezvous_server() {
   } catch (const std::exception& e) {
     throw sdk::Error(OPCERT_ERROR_DEVICE, "cannot start the rendezvous store (c10d::TCPStore) on this host: " + std::string(e.what()));
   }
+  if (server.id.port == 0) throw sdk::Error(OPCERT_ERROR_DEVICE, "the rendezvous store (c10d::TCPStore) did not say which port it took");
   return server;
 }
 
