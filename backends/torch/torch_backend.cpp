@@ -10,11 +10,14 @@
 #include <thread>
 #include <vector>
 
-#include "collectives/collective_impls.h"
 #include "device_memory.h"
 #include "torch_events.h"
 #include "ops/torch_ops.h"
 #include "torch_version.h"
+
+#if OPCERT_TORCH_HAS_C10D
+#include "collectives/collective_impls.h"
+#endif
 
 struct opcert_event {
   opcert::torch_backend::TorchEvent event;
@@ -23,12 +26,25 @@ struct opcert_event {
 namespace opcert::torch_backend {
 namespace {
 
-class TorchBackend : public sdk::Backend, public sdk::EventBackend, public TorchCollectives {
+#if OPCERT_TORCH_HAS_C10D
+using CollectivesPart = TorchCollectives;
+constexpr bool kWithCollectives = true;
+#else
+constexpr bool kWithCollectives = false;
+// A LibTorch without a usable c10d process group: no collective keys, no communicator entries.
+struct CollectivesPart {
+  explicit CollectivesPart(const sdk::Backend&) {}
+  std::vector<sdk::Implementation> implementations() { return {}; }
+  void drain(opcert_device) {}
+};
+#endif
+
+class TorchBackend : public sdk::Backend, public sdk::EventBackend, public CollectivesPart {
  public:
   static constexpr bool kHasEvents = true;
-  static constexpr bool kHasCollectives = true;
+  static constexpr bool kHasCollectives = kWithCollectives;
 
-  TorchBackend() : TorchCollectives(static_cast<const sdk::Backend&>(*this)) {
+  TorchBackend() : CollectivesPart(static_cast<const sdk::Backend&>(*this)) {
     const auto cuda_devices = torch::cuda::is_available() ? torch::cuda::device_count() : 0;
     for (std::size_t i = 0; i < cuda_devices; ++i)
       memory_.push_back(std::make_unique<DeviceMemory>(at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(i))));
@@ -36,7 +52,7 @@ class TorchBackend : public sdk::Backend, public sdk::EventBackend, public Torch
                         quantize_implementations, attention_implementations, norm_implementations,
                         rope_implementations, softmax_implementations})
       for (auto& impl : family()) add(std::move(impl));
-    for (auto& impl : TorchCollectives::implementations()) add(std::move(impl));
+    for (auto& impl : CollectivesPart::implementations()) add(std::move(impl));
   }
 
   sdk::BackendInfo info() const override {
