@@ -8,8 +8,6 @@
 
 #include <opcert/sdk/error.h>
 
-#include <cstdlib>
-
 #if OPCERT_TORCH_HAS_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
@@ -35,9 +33,6 @@ class NcclGroup final : public ProcessGroup {
  public:
   NcclGroup(const c10::intrusive_ptr<c10d::Store>& store, int rank, int nranks, std::chrono::milliseconds timeout)
       : rank_(rank), nranks_(nranks) {
-    // c10d's watchdog would end the process on a timed-out collective; opcert times them out
-    // itself and aborts the communicator (a user's setting is kept).
-    setenv("TORCH_NCCL_ASYNC_ERROR_HANDLING", "0", /*overwrite=*/0);
     auto options = c10d::ProcessGroupNCCL::Options::create();
     options->timeout = timeout;
     group_ = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, nranks, options);

@@ -1,5 +1,7 @@
 #include "collectives/process_group.h"
 
+#include <cstdlib>
+
 namespace opcert::torch_backend {
 
 const char* transport_name(Transport t) { return t == Transport::kGloo ? "gloo" : "nccl"; }
@@ -17,6 +19,10 @@ std::string transport_missing(Transport t) {
 #else
   return "this build of the torch backend has no c10d ProcessGroupNCCL (OPCERT_WITH_TORCH_NCCL, docs/TORCH.md)";
 #endif
+}
+
+void prepare_environment(Transport t) {
+  if (t == Transport::kNccl) setenv("TORCH_NCCL_ASYNC_ERROR_HANDLING", "0", /*overwrite=*/0);
 }
 
 }  // namespace opcert::torch_backend

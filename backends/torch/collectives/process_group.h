@@ -42,6 +42,12 @@ class ProcessGroup {
   virtual void abort() = 0;
 };
 
+/// Sets what c10d reads from the environment when it builds a group of `t` (only where the user
+/// did not): for NCCL, TORCH_NCCL_ASYNC_ERROR_HANDLING=0, so that c10d's watchdog does not end
+/// the process on a timed-out collective (opcert times them out and aborts the communicator).
+/// Call it before starting threads that build groups: setenv is not thread-safe.
+void prepare_environment(Transport t);
+
 /// The process groups; rank, nranks and store as c10d takes them; `timeout` bounds each
 /// operation inside c10d. Throw sdk::Error (UNSUPPORTED) when the build lacks the transport.
 std::unique_ptr<ProcessGroup> make_gloo_group(const c10::intrusive_ptr<c10d::Store>& store, int rank, int nranks,

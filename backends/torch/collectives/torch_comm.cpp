@@ -113,6 +113,7 @@ std::unique_ptr<TorchComm> TorchComm::create(at::Device device, int rank, int nr
     throw sdk::Error(OPCERT_ERROR_INVALID_ARGUMENT, "rank " + std::to_string(rank) + " of " + std::to_string(nranks));
   std::unique_ptr<TorchComm> comm(new TorchComm(device, rank, nranks, timeout));
   if (!comm->missing_.empty()) return comm;  // forms without a group; its collectives say why
+  prepare_environment(comm->transport_);
   const auto deadline = Clock::now() + timeout;
   auto setup = std::make_shared<Setup>();
   std::thread(set_up, setup, comm->transport_, device, rank, nranks, id, std::move(server), timeout, deadline).detach();
