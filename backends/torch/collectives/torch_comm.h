@@ -38,9 +38,8 @@ class TorchComm {
   int rank() const { return rank_; }
   int nranks() const { return nranks_; }
   const at::Device& device() const { return device_; }
-  /// The transport of the group; "" reason when there is one, else why not.
+  /// The transport of the device's group (Gloo for the host, NCCL for a CUDA device).
   Transport transport() const { return transport_; }
-  const std::string& missing() const { return missing_; }
 
   /// Starts one collective. Gloo: complete on return. NCCL: queued, complete at drain().
   /// Throws sdk::Error: ABORTED after abort(), TIMEOUT, UNSUPPORTED, DEVICE (c10d's error).
