@@ -35,6 +35,9 @@ nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader >> "$OUT/
 
 # One rank per GPU (each takes its local rank's device); NVLink SHARP stays off on these machines.
 export NCCL_NVLS_ENABLE=0
+# Containers often forbid the cross-process memory reads Open MPI's shared-memory transport uses
+# for large messages (the harness's result messages); plain copies work everywhere.
+export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
 launch=(mpirun -np "$np" --bind-to none -x NCCL_NVLS_ENABLE)
 [ "$(id -u)" = 0 ] && launch+=(--allow-run-as-root)
 work=/tmp/opcert-torch-collectives
