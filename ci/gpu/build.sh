@@ -2,7 +2,8 @@
 # Builds the opcert binary on the GPU machine against its PyTorch's LibTorch, with the CUDA backend
 # for sm_90a only (Release) into build/gpu; with OPCERT_GPU_TESTS=1 also the gpu-labelled tests.
 # OPCERT_GPU_MPI=1 builds in MPI (collectives across ranks), OPCERT_GPU_NCCL=1 the CUDA backend's
-# collectives on the NCCL of the nvidia-nccl Python package (both off by default).
+# collectives on the NCCL of the nvidia-nccl Python package, OPCERT_GPU_TORCH_NCCL=1 the torch
+# backend's collectives on torch.distributed's NCCL process group (docs/TORCH.md); all off by default.
 # Prints the build's errors and exits 2 when it fails. Used by the other scripts here.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,6 +23,7 @@ if [ "${OPCERT_GPU_NCCL:-0}" = 1 ]; then
   options[1]=-DOPCERT_WITH_NCCL=ON
   options+=(-DNCCL_ROOT="$site/nvidia/nccl")
 fi
+[ "${OPCERT_GPU_TORCH_NCCL:-0}" = 1 ] && options+=(-DOPCERT_WITH_TORCH_NCCL=ON)
 mkdir -p build
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DOPCERT_BUILD_TESTS=$tests \
   -DOPCERT_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90a "${options[@]}" -DCMAKE_PREFIX_PATH="$torch_prefix" > "$build.configure.log" 2>&1 \
