@@ -1,0 +1,316 @@
+#include "bench/collective_bench_record.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "bench/table_reporter.h"
+#include "model/case_result_json.h"
+#include "model/dtype.h"
+#include "model/exit_codes.h"
+#include "model/input_error.h"
+#include "reports/json_report_writer.h"
+#include "reports/number_format.h"
+#include "reports/report_writer.h"
+#include "run/run_paths.h"
+
+namespace opcert {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kWidths[] = {7, 10, 5, 18, 5, 24, 10, 9, 9, 9, 6, 7};
+
+std::string gbps_cell(const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : "-"; }
+
+std::string op_cell(const CollectiveSpec& s, const Case& c) {
+  if (s.reduces()) return fmt::format("{}.{}", c.op, reduce_op_name(s.reduce));
+  if (s.kind == CollectiveKind::kBroadcast) return fmt::format("{}.root{}", c.op, s.root);
+  return c.op;
+}
+
+void print_cells(std::FILE* out, const std::vector<std::string>& cells) {
+  std::string line;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const int width = i < std::size(kWidths) ? kWidths[i] : 8;
+    // Text columns to the left, figures to the right.
+    line += (i == 3 || i == 5 || i == 11) ? fmt::format("{:<{}} ", cells[i], width) : fmt::format("{:>{}} ", cells[i], width);
+  }
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  fmt::print(out, "{}\n", line);
+  std::fflush(out);
+}
+
+bool gates(Status s) { return s != Status::kPassed && s != Status::kMistrusted && s != Status::kSkipped; }
+
+}  // namespace
+
+std::vector<std::string> collective_bench_header() {
+  return {"size", "count", "type", "op", "place", "impl", "time us", "algbw", "busbw", "peer bus", "ratio", "check"};
+}
+
+std::optional<double> peer_busbw_gbps(const CollectiveBenchJob& job, const std::vector<CollectiveBenchJob>& jobs, int ranks) {
+  std::optional<double> best;
+  for (const auto& other : jobs)
+    if (other.peer && other.case_index == job.case_index && other.bytes == job.bytes && other.status() == Status::kPassed)
+      if (const auto bw = other.busbw_gbps(ranks); bw && (!best || *bw > *best)) best = bw;
+  return best;
+}
+
+std::optional<double> ratio_vs_peer(const CollectiveBenchJob& job, const std::vector<CollectiveBenchJob>& jobs, int ranks) {
+  if (job.peer) return std::nullopt;
+  const auto ours = job.busbw_gbps(ranks);
+  const auto peer = peer_busbw_gbps(job, jobs, ranks);
+  if (!ours || !peer || *peer <= 0) return std::nullopt;
+  return *ours / *peer;
+}
+
+std::vector<std::string> collective_bench_cells(const CollectiveBenchJob& job, const std::vector<CollectiveBenchJob>& jobs,
+                                                int ranks) {
+  const auto t = job.mean_seconds();
+  const auto ratio = ratio_vs_peer(job, jobs, ranks);
+  return {format_byte_size(static_cast<double>(job.bytes)),
+          std::to_string(job.spec.count),
+          std::string(dtype_name(job.spec.dtype)),
+          op_cell(job.spec, job.sized),
+          job.spec.in_place ? "in" : "out",
+          job.impl_key,
+          t ? fmt::format("{:.2f}", *t * 1e6) : "-",
+          gbps_cell(job.algbw_gbps()),
+          gbps_cell(job.busbw_gbps(ranks)),
+          job.peer ? "-" : gbps_cell(peer_busbw_gbps(job, jobs, ranks)),
+          ratio ? fmt::format("{:.2f}x", *ratio) : "-",
+          std::string(status_name(job.status()))};
+}
+
+json collective_bench_record_json(const CollectiveBenchJob& job, const std::vector<CollectiveBenchJob>& jobs, int ranks,
+                                  const CollectiveBenchSettings& settings) {
+  const auto t = job.mean_seconds();
+  json per_rank = json::array();
+  for (const auto& s : job.seconds) per_rank.push_back(json_number(s));
+  const Status status = job.status();
+  const bool timed = t.has_value();
+  return {{"name", job.name},
+          {"backend", job.backend},
+          {"impl_key", job.impl_key},
+          {"case_id", job.sized.id},
+          {"op", job.sized.op},
+          {"peer", job.peer},
+          {"copy_baseline", false},
+          {"check", std::string(status_name(status))},
+          {"error", timed && !gates(status) ? json(nullptr) : json(job.message())},
+          {"timing", job.timing_method.empty() ? json(nullptr) : json(job.timing_method)},
+          {"flops", 0},
+          {"bytes", static_cast<double>(job.bytes)},
+          {"compute_dtype", nullptr},
+          {"platform", nullptr},
+          {"repetitions", json::array({{{"iterations", settings.iters}, {"seconds", json_number(t)}}})},
+          {"aggregates", json::object()},
+          {"seconds", json_number(t)},
+          {"spread", nullptr},
+          {"tflops", nullptr},
+          {"gbps", json_number(job.algbw_gbps())},
+          {"pct_peak", nullptr},
+          {"speedup_vs_torch", nullptr},
+          {"pct_of_copy", nullptr},
+          {"collective",
+           {{"size_bytes", job.bytes},
+            {"count", job.spec.count},
+            {"dtype", std::string(dtype_name(job.spec.dtype))},
+            {"reduce_op", job.spec.reduces() ? json(std::string(reduce_op_name(job.spec.reduce))) : json(nullptr)},
+            {"root", job.spec.kind == CollectiveKind::kBroadcast ? json(job.spec.root) : json(nullptr)},
+            {"in_place", job.spec.in_place},
+            {"ranks", ranks},
+            {"iters", settings.iters},
+            {"warmup", settings.warmup},
+            {"seconds_per_rank", per_rank},
+            {"algbw_gbps", json_number(job.algbw_gbps())},
+            {"bus_factor", bus_factor(job.spec.kind, ranks)},
+            {"busbw_gbps", json_number(job.busbw_gbps(ranks))},
+            {"peer_busbw_gbps", job.peer ? json(nullptr) : json_number(peer_busbw_gbps(job, jobs, ranks))},
+            {"ratio_vs_peer", json_number(ratio_vs_peer(job, jobs, ranks))}}}};
+}
+
+CollectiveBenchRecord::CollectiveBenchRecord(CollectiveBenchContext context, std::vector<CollectiveBenchJob> jobs,
+                                             std::FILE* out)
+    : context_(std::move(context)), jobs_(std::move(jobs)), out_(out) {
+  const auto& dir = context_.settings->out_dir;
+  prepare_out_dir(dir);
+  results_ = std::make_unique<ResultsStream>(dir, ResultsStream::Mode::kTruncate);
+  measurements_ = std::fopen((dir / "measurements.jsonl").c_str(), "w");
+  if (measurements_ == nullptr)
+    throw InputError(fmt::format("cannot write {}: {}", (dir / "measurements.jsonl").string(), std::strerror(errno)));
+  for (auto& job : jobs_) {
+    job.checks.assign(static_cast<std::size_t>(context_.ranks), std::nullopt);
+    job.seconds.assign(static_cast<std::size_t>(context_.ranks), std::nullopt);
+  }
+  fmt::print(out_, "{} ranks; {} timed and {} warm-up collectives per size; time: the mean over the ranks; "
+                   "busbw = algbw x the bus factor (nccl-tests)\n",
+             context_.ranks, context_.collective.iters, context_.collective.warmup);
+  print_cells(out_, collective_bench_header());
+}
+
+void CollectiveBenchRecord::begin_step(std::size_t step) {
+  const std::lock_guard lock(mutex_);
+  current_ = step;
+}
+
+void CollectiveBenchRecord::set_check(std::size_t step, int rank, CaseResult r) {
+  r.rank = rank;
+  results_->append(r);
+  jobs_.at(step).checks.at(static_cast<std::size_t>(rank)) = std::move(r);
+}
+
+void CollectiveBenchRecord::add(int from, const json& outcome) {
+  CaseResult r = case_result_from_json(outcome.at("result"));
+  const std::lock_guard lock(mutex_);
+  CollectiveBenchJob& job = jobs_.at(current_);
+  if (outcome.contains("seconds") && outcome["seconds"].is_number())
+    job.seconds.at(static_cast<std::size_t>(from)) = outcome["seconds"].get<double>();
+  if (outcome.contains("timing") && outcome["timing"].is_string()) job.timing_method = outcome["timing"].get<std::string>();
+  set_check(current_, from, std::move(r));
+}
+
+void CollectiveBenchRecord::add_stuck(int from, const std::string& message) {
+  const std::lock_guard lock(mutex_);
+  CollectiveBenchJob& job = jobs_.at(current_);
+  CaseResult r = CaseResult{};
+  r.backend = job.backend;
+  r.impl_key = job.impl_key;
+  r.case_id = job.sized.id;
+  r.op = job.sized.op;
+  r.status = Status::kTimeout;
+  r.message = message;
+  set_check(current_, from, std::move(r));
+}
+
+void CollectiveBenchRecord::end_step() {
+  const std::lock_guard lock(mutex_);
+  if (printed_.contains(current_)) return;
+  printed_.insert(current_);
+  const CollectiveBenchJob& job = jobs_.at(current_);
+  print_cells(out_, collective_bench_cells(job, jobs_, context_.ranks));
+  const std::string line = dump_json(collective_bench_record_json(job, jobs_, context_.ranks, context_.collective)) + "\n";
+  if (std::fputs(line.c_str(), measurements_) < 0 || std::fflush(measurements_) != 0)
+    fmt::print(stderr, "opcert: cannot write measurements.jsonl: {}\n", std::strerror(errno));
+}
+
+void CollectiveBenchRecord::record_lost(Status status, const std::string& now_message, const std::string& later_message) {
+  const std::lock_guard lock(mutex_);
+  for (std::size_t step = current_; step < jobs_.size(); ++step) {
+    CollectiveBenchJob& job = jobs_[step];
+    for (std::size_t rank = 0; rank < job.checks.size(); ++rank) {
+      if (job.checks[rank]) continue;
+      CaseResult r;
+      r.backend = job.backend;
+      r.impl_key = job.impl_key;
+      r.case_id = job.sized.id;
+      r.op = job.sized.op;
+      r.status = step == current_ ? status : Status::kError;
+      r.message = step == current_ ? now_message : later_message;
+      set_check(step, static_cast<int>(rank), std::move(r));
+    }
+  }
+}
+
+int CollectiveBenchRecord::exit_code_of() const {
+  for (const auto& job : jobs_)
+    if (!job.peer && (gates(job.status()) || (job.status() == Status::kPassed && !job.mean_seconds()))) return kExitCheckFailed;
+  return 0;
+}
+
+int CollectiveBenchRecord::finish(bool complete, std::optional<int> forced) {
+  const std::lock_guard lock(mutex_);
+  if (exit_code_) return *exit_code_;
+  const int code = forced.value_or(exit_code_of());
+  exit_code_ = complete ? code : (forced ? *forced : kExitCheckFailed);
+  // Rows past a lost step were never printed: print them now, so the table shows what happened.
+  for (std::size_t step = 0; step < jobs_.size(); ++step)
+    if (!printed_.contains(step) && jobs_[step].checks.size() == static_cast<std::size_t>(context_.ranks) &&
+        std::all_of(jobs_[step].checks.begin(), jobs_[step].checks.end(), [](const auto& c) { return c.has_value(); })) {
+      printed_.insert(step);
+      print_cells(out_, collective_bench_cells(jobs_[step], jobs_, context_.ranks));
+    }
+  try {
+    write_outputs(complete, *exit_code_);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "opcert: {}\n", e.what());
+    exit_code_ = kExitCheckFailed;
+  }
+  if (measurements_ != nullptr) std::fclose(measurements_);
+  measurements_ = nullptr;
+  return *exit_code_;
+}
+
+void CollectiveBenchRecord::write_outputs(bool complete, int exit_code) {
+  const BenchSettings& s = *context_.settings;
+  const auto& dir = s.out_dir;
+  RunReport report;
+  report.opcert_version = s.environment.opcert_version;
+  report.command_line = s.command_line;
+  report.suite = s.suite_asked;
+  report.suite_path = context_.suite->path;
+  report.suite_sha256 = context_.suite->sha256;
+  report.seed = s.seed;
+  report.platform = s.platform;
+  report.started_at = iso_utc(context_.started);
+  report.finished_at = iso_utc(std::chrono::system_clock::now());
+  report.complete = complete;
+  report.exit_code = exit_code;
+  report.environment = capture_environment(s.environment);
+  report.ranks = context_.ranks;
+  report.launcher = context_.launcher;
+  for (const auto& t : *context_.targets) report.backends.push_back(backend_record(t));
+  for (const auto& job : jobs_)
+    for (const auto& c : job.checks)
+      if (c) report.results.push_back(*c);
+
+  json doc = report_to_json(report);
+  doc["kind"] = "opcert-bench-report";
+  json records = json::array();
+  json gbench = json::array();
+  const CollectiveBenchSettings& cs = context_.collective;
+  for (const auto& job : jobs_) {
+    records.push_back(collective_bench_record_json(job, jobs_, context_.ranks, cs));
+    const auto t = job.mean_seconds();
+    if (!t) continue;
+    // Google Benchmark's shape, so that its tools/compare.py reads two runs.
+    json b = {{"name", job.name},        {"run_name", job.name},     {"run_type", "iteration"},
+              {"repetitions", 1},        {"repetition_index", 0},    {"threads", 1},
+              {"iterations", cs.iters},  {"real_time", *t * 1e6},    {"cpu_time", *t * 1e6},
+              {"time_unit", "us"},       {"bytes", job.bytes},       {"count", job.spec.count},
+              {"algbw_gbps", json_number(job.algbw_gbps())},
+              {"busbw_gbps", json_number(job.busbw_gbps(context_.ranks))},
+              {"label", std::string(status_name(job.status()))}};
+    if (const auto peer = peer_busbw_gbps(job, jobs_, context_.ranks); peer && !job.peer) b["peer_busbw_gbps"] = *peer;
+    if (const auto ratio = ratio_vs_peer(job, jobs_, context_.ranks)) b["ratio_vs_peer"] = *ratio;
+    gbench.push_back(std::move(b));
+  }
+  doc["benchmarks"] = records;
+  doc["bench_settings"] = {{"cold_l2", false},
+                           {"copy_baseline", false},
+                           {"benchmark_flags", json::array()},
+                           {"collectives",
+                            {{"min_bytes", cs.sweep.min_bytes},
+                             {"max_bytes", cs.sweep.max_bytes},
+                             {"step_factor", cs.sweep.step_factor},
+                             {"iters", cs.iters},
+                             {"warmup", cs.warmup},
+                             {"timeout_s", cs.timeout.count() / 1000.0},
+                             {"time_over_ranks", "mean"}}}};
+  const json bench = {{"context",
+                       {{"date", report.started_at},
+                        {"executable", "opcert bench"},
+                        {"ranks", context_.ranks},
+                        {"library_build_type", "release"}}},
+                      {"benchmarks", gbench}};
+  write_file_atomically(dir / "bench.json", dump_json(bench, 2) + "\n");
+  write_file_atomically(dir / "report.json", dump_json(doc, 2) + "\n");
+  fmt::print(out_, "{} row(s) on {} rank(s); bench.json, report.json, measurements.jsonl and results.jsonl in {}\n",
+             jobs_.size(), context_.ranks, dir.string());
+  std::fflush(out_);
+}
+
+}  // namespace opcert
