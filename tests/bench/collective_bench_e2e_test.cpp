@@ -99,13 +99,16 @@ void expect_usage_error(const std::string& args, const std::string& needle) {
 
 TEST(CollectiveBenchEndToEnd, BadFlagsAreUsageErrors) {
   TempDir dir;
-  const std::string out = " --out " + dir.path() + "/out";
-  expect_usage_error(std::string(kSweep) + " --min-bytes 2M --max-bytes 1M" + out, "--min-bytes");
-  expect_usage_error(std::string(kSweep) + " --max-bytes 12Q" + out, "--max-bytes");
-  expect_usage_error(std::string(kSweep) + " --step-factor 1" + out, "--step-factor");
-  expect_usage_error(std::string(kSweep) + " --iters 0" + out, "--iters");
-  expect_usage_error(std::string(kSweep) + " --benchmark_min_time=0.1" + out, "--benchmark_min_time");
-  expect_usage_error("bench --backend cpu --suite bench/smoke --iters 5" + out, "--iters");
+  const std::string base = "bench --backend cpu --no-peer --suite bench/collectives --out " + dir.path() + "/out";
+  expect_usage_error(base + " --min-bytes 2M --max-bytes 1M", "--min-bytes");
+  expect_usage_error(base + " --max-bytes 12Q", "--max-bytes");
+  expect_usage_error(base + " --step-factor 1", "--step-factor");
+  expect_usage_error(base + " --iters 0", "--iters");
+  expect_usage_error(base + " --warmup -1", "--warmup");
+  expect_usage_error(base + " --timeout 0", "--timeout");
+  expect_usage_error(base + " --benchmark_min_time=0.1", "--benchmark_min_time");
+  expect_usage_error("bench --backend cpu --suite bench/smoke --iters 5 --out " + dir.path() + "/out", "--iters");
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/out/report.json")) << "nothing ran";
 }
 
 }  // namespace
