@@ -2,11 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
 
-#include "bench/table_reporter.h"
+#include "bench/bench_report.h"
 #include "model/case_result_json.h"
 #include "model/dtype.h"
 #include "model/exit_codes.h"
@@ -247,22 +248,11 @@ int CollectiveBenchRecord::finish(bool complete, std::optional<int> forced) {
 void CollectiveBenchRecord::write_outputs(bool complete, int exit_code) {
   const BenchSettings& s = *context_.settings;
   const auto& dir = s.out_dir;
-  RunReport report;
-  report.opcert_version = s.environment.opcert_version;
-  report.command_line = s.command_line;
-  report.suite = s.suite_asked;
-  report.suite_path = context_.suite->path;
-  report.suite_sha256 = context_.suite->sha256;
-  report.seed = s.seed;
-  report.platform = s.platform;
-  report.started_at = iso_utc(context_.started);
-  report.finished_at = iso_utc(std::chrono::system_clock::now());
+  RunReport report = bench_report_header(s, *context_.suite, *context_.targets, iso_utc(context_.started),
+                                         iso_utc(std::chrono::system_clock::now()), exit_code);
   report.complete = complete;
-  report.exit_code = exit_code;
-  report.environment = capture_environment(s.environment);
   report.ranks = context_.ranks;
   report.launcher = context_.launcher;
-  for (const auto& t : *context_.targets) report.backends.push_back(backend_record(t));
   for (const auto& job : jobs_)
     for (const auto& c : job.checks)
       if (c) report.results.push_back(*c);

@@ -186,12 +186,7 @@ int BenchRankRun::run() {
     record_ = record.get();
     return record;
   });
-  for (std::size_t first = 0; first < jobs_.size();) {
-    std::size_t last = first;
-    while (last < jobs_.size() && jobs_[last].backend_index == jobs_[first].backend_index) ++last;
-    run_backend(jobs_[first].backend_index, first, last);
-    first = last;
-  }
+  for_each_backend_span(jobs_, [this](std::size_t b, std::size_t first, std::size_t last) { run_backend(b, first, last); });
   return session_.finish();
 }
 

@@ -44,6 +44,18 @@ class RankLedger {
   virtual int finish(bool complete, std::optional<int> forced = std::nullopt) = 0;
 };
 
+/// Calls run(backend_index, first, last) for each run of consecutive jobs on one backend: each
+/// such span shares one communicator.
+template <class Jobs, class Run>
+void for_each_backend_span(const Jobs& jobs, Run run) {
+  for (std::size_t first = 0; first < jobs.size();) {
+    std::size_t last = first;
+    while (last < jobs.size() && jobs[last].backend_index == jobs[first].backend_index) ++last;
+    run(jobs[first].backend_index, first, last);
+    first = last;
+  }
+}
+
 /// One rank's communicator on one backend, rebuilt after a failure.
 struct Communicator {
   opcert_comm* comm = nullptr;

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "bench/report_files.h"
 #include "cli/run_opcert.h"
 
 namespace opcert::test {
@@ -18,26 +19,6 @@ namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-json read_json(const fs::path& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return json::parse(s.str());
-}
-
-std::string schema_problems(const fs::path& report) {
-  const std::string cmd = "python3 -c 'import json,sys\ntry:\n import jsonschema\nexcept ImportError:\n print(\"skip\"); sys.exit(0)\n"
-                          "jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))' " +
-                          std::string(REPORT_SCHEMA) + " " + report.string() + " 2>&1";
-  std::string output;
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[4096];
-    while (std::fgets(buf, sizeof buf, p)) output += buf;
-    if (pclose(p) != 0 && output.empty()) output = "validator failed";
-  }
-  return output == "skip\n" ? "" : output;
-}
 
 constexpr const char* kSweep =
     "bench --backend cpu --no-peer --suite bench/collectives --min-bytes 1K --max-bytes 64K --step-factor 4 --iters 3 "
@@ -80,7 +61,9 @@ TEST(CollectiveBenchEndToEnd, SweepsTheSizesOnOneRankAndWritesTheOutputs) {
   EXPECT_DOUBLE_EQ(c.at("bus_factor").get<double>(), 0.0);  // 2(n-1)/n on one rank
   EXPECT_EQ(report.at("bench_settings").at("collectives").at("iters"), 3);
   EXPECT_EQ(report.at("results").size(), 8u) << "one check per row and rank";
-  EXPECT_EQ(schema_problems(fs::path(out) / "report.json"), "");
+  if (const std::string problems = schema_problems(REPORT_SCHEMA, fs::path(out) / "report.json"); problems != "skip") {
+    EXPECT_EQ(problems, "");
+  }
 
   std::ifstream measurements(fs::path(out) / "measurements.jsonl");
   std::string line;

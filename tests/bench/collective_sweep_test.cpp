@@ -118,7 +118,7 @@ TEST(CollectiveFigures, RatioIsOverTheBestPassingPeer) {
   EXPECT_DOUBLE_EQ(*ratio_vs_peer(jobs[3], jobs, 2), 1.25);
   EXPECT_FALSE(ratio_vs_peer(jobs[0], jobs, 2)) << "a peer has no ratio";
   jobs[1].bytes = 5;  // another size: not comparable
-  EXPECT_DOUBLE_EQ(*ratio_vs_peer(jobs[3], jobs, 2), 0.625);
+  EXPECT_DOUBLE_EQ(*ratio_vs_peer(jobs[3], jobs, 2), 2.5);  // over the 2 s peer left at this size
 }
 
 TEST(CollectiveFigures, TheWorstRankGivesTheRowItsStatus) {
