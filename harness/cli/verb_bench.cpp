@@ -109,7 +109,9 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
       "bench",
       "Benchmark the selected backends, with the torch peer timed in the same run (Google Benchmark). "
       "Google Benchmark's own flags pass through: --benchmark_min_time=SECONDS, --benchmark_repetitions=N, "
-      "--benchmark_filter=REGEX, --benchmark_enable_random_interleaving=true, --benchmark_min_warmup_time=SECONDS, ...");
+      "--benchmark_filter=REGEX, --benchmark_enable_random_interleaving=true, --benchmark_min_warmup_time=SECONDS, ... "
+      "A suite of collectives (bench/collectives, under mpirun) is swept by size instead: time, algbw and busbw per size, "
+      "with --min-bytes, --max-bytes, --step-factor, --iters, --warmup and --timeout (docs/CLI.md).");
   auto options = std::make_shared<CommonOptions>();
   auto flags = std::make_shared<BenchFlags>();
   add_common_options(*verb, *options);

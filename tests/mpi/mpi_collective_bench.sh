@@ -6,6 +6,8 @@
 #          grace, the outputs are written, the first size PASSED, the broken one TIMEOUT or ERROR,
 #          the sizes never run ERROR
 #   exit   rank 1 exits during the 2nd size: mpirun ends the job, rank 0 still writes the outputs
+#   wrong  rank 1's first collective (the check of the first size) returns a wrong output: that row
+#          is FAILED (and still timed), the others PASSED, the job completes with exit code 1
 # usage: mpi_collective_bench.sh SCENARIO MPIRUN OPCERT NP OUTDIR [FAULTY_PLUGIN]
 set -uo pipefail
 scenario=$1 mpirun=$2 opcert=$3 np=$4 out=$5 plugin=${6:-}
@@ -22,10 +24,11 @@ case "$scenario" in
     "${launch[@]}" "$opcert" bench --suite bench/collectives --backend cpu --no-peer --min-bytes 1K --max-bytes 64K \
       --step-factor 8 --iters 3 --warmup 1 --timeout 60 --out "$out" > "$out.log" 2>&1
     rc=$? ;;
-  hang | exit)
+  hang | exit | wrong)
     # Per size and rank: 1 checked + 1 warm-up + 2 timed collectives; the 6th is the 2nd size's warm-up.
     fault="hang:1@6"
     [ "$scenario" = exit ] && fault="exit:1@6"
+    [ "$scenario" = wrong ] && fault="wrong:1@1"
     OPCERT_TEST_FAULT=$fault "${launch[@]}" -x OPCERT_TEST_FAULT "$opcert" bench --suite bench/collectives \
       --plugin "$plugin" --backend faulty --no-peer --filter '^all_reduce\.sum\.fp32' --impl 'faulty.*' \
       --min-bytes 1K --max-bytes 4K --iters 2 --warmup 1 --timeout 4 --out "$out" > "$out.log" 2>&1
@@ -72,6 +75,17 @@ if scenario == "pass":
     if len(bench["benchmarks"]) != len(rows): fail("bench.json lacks rows")
     if len(report["results"]) != len(rows) * np: fail("results lack a check per row and rank")
     print(f"ok: {len(rows)} rows on {np} ranks PASSED and timed")
+elif scenario == "wrong":
+    if rc != 1: fail(f"exit code {rc}, expected 1 (a wrong result)")
+    if not report["complete"]: fail("the report is not complete")
+    first = rows[0]
+    if first["check"] != "FAILED": fail(f"the wrong row is {first['check']}")
+    if "rank 1" not in first["error"]: fail(f"the message does not name rank 1: {first['error']}")
+    if first["seconds"] is None: fail("the wrong row was not timed")
+    if any(r["check"] != "PASSED" for r in rows[1:]): fail("a row after the wrong one did not pass")
+    ranks = {r["rank"]: r["status"] for r in report["results"] if r["case"] == first["case_id"]}
+    if ranks != {0: "PASSED", 1: "FAILED"}: fail(f"per-rank checks {ranks}")
+    print(f"ok: the wrong row FAILED ({first['error']}), {len(rows) - 1} others PASSED, exit code 1")
 else:
     if rc == 0: fail("the job exited 0 despite the fault")
     if elapsed > 60: fail(f"the job took {elapsed} s; the timeout is 4 s")
