@@ -21,19 +21,6 @@
 
 namespace opcert {
 
-/// The table's header and a row's cells: size, count, type, op (with the reduce op or root),
-/// in place, impl, time us, algbw GB/s, busbw GB/s, peer busbw, ratio, check.
-std::vector<std::string> collective_bench_header();
-std::vector<std::string> collective_bench_cells(const CollectiveBenchJob& job, const std::vector<CollectiveBenchJob>& jobs,
-                                                int ranks);
-/// The best busbw of the peer rows on the same case and size, and ours over it.
-std::optional<double> peer_busbw_gbps(const CollectiveBenchJob& job, const std::vector<CollectiveBenchJob>& jobs, int ranks);
-std::optional<double> ratio_vs_peer(const CollectiveBenchJob& job, const std::vector<CollectiveBenchJob>& jobs, int ranks);
-
-/// A row's record in report.json ("benchmarks") and measurements.jsonl.
-nlohmann::json collective_bench_record_json(const CollectiveBenchJob& job, const std::vector<CollectiveBenchJob>& jobs,
-                                            int ranks, const CollectiveBenchSettings& settings);
-
 struct CollectiveBenchContext {
   const std::vector<RunTarget>* targets = nullptr;
   const Suite* suite = nullptr;
