@@ -9,7 +9,7 @@ namespace opcert {
 
 /// The version of report.json's layout: the minor grows when fields are added, the major when a
 /// field changes meaning or goes away.
-inline constexpr const char* kReportSchemaVersion = "1.2";
+inline constexpr const char* kReportSchemaVersion = "1.3";
 
 /// The report.json document; make_json_report_writer() writes it, indented.
 nlohmann::json report_to_json(const RunReport& report);

@@ -81,21 +81,27 @@ void MeasurementStream::append(const BenchJob& job, const std::vector<BenchJob>&
     throw std::runtime_error(fmt::format("cannot write {}: {}", path_.string(), std::strerror(errno)));
 }
 
-json bench_report_json(const BenchReportInputs& in) {
-  const BenchSettings& s = *in.settings;
+RunReport bench_report_header(const BenchSettings& s, const Suite& suite, const std::vector<RunTarget>& targets,
+                              const std::string& started_at, const std::string& finished_at, int exit_code) {
   RunReport report;
   report.opcert_version = s.environment.opcert_version;
   report.command_line = s.command_line;
   report.suite = s.suite_asked;
-  report.suite_path = in.suite->path;
-  report.suite_sha256 = in.suite->sha256;
+  report.suite_path = suite.path;
+  report.suite_sha256 = suite.sha256;
   report.seed = s.seed;
   report.platform = s.platform;
-  report.started_at = in.started_at;
-  report.finished_at = in.finished_at;
-  report.exit_code = in.exit_code;
+  report.started_at = started_at;
+  report.finished_at = finished_at;
+  report.exit_code = exit_code;
   report.environment = capture_environment(s.environment);
-  for (const auto& t : *in.targets) report.backends.push_back(backend_record(t));
+  for (const auto& t : targets) report.backends.push_back(backend_record(t));
+  return report;
+}
+
+json bench_report_json(const BenchReportInputs& in) {
+  const BenchSettings& s = *in.settings;
+  RunReport report = bench_report_header(s, *in.suite, *in.targets, in.started_at, in.finished_at, in.exit_code);
   for (const auto& job : *in.jobs)
     if (job.check) report.results.push_back(*job.check);
   for (const auto& r : *in.skipped) report.results.push_back(r);

@@ -13,6 +13,7 @@
 
 #include "bench/bench_job.h"
 #include "check/suite.h"
+#include "reports/run_report.h"
 #include "run/conformance_runner.h"
 
 namespace opcert {
@@ -47,6 +48,11 @@ struct BenchReportInputs {
   std::string started_at, finished_at;
   int exit_code = 0;
 };
+
+/// The fields of a bench's report.json that come from its settings, suite and backends (the
+/// results, ranks and `complete` are the caller's).
+RunReport bench_report_header(const BenchSettings& s, const Suite& suite, const std::vector<RunTarget>& targets,
+                              const std::string& started_at, const std::string& finished_at, int exit_code);
 
 /// The report.json document.
 nlohmann::json bench_report_json(const BenchReportInputs& in);

@@ -1,14 +1,18 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 
 #include "bench/bench_runner.h"
+#include "bench/collective_bench.h"
 #include "check/suite.h"
 #include "cli/cli_context.h"
 #include "cli/verbs.h"
 #include "model/input_error.h"
 #include "model/op_catalogue.h"
+#include "ranks/launch_env.h"
+#include "ranks/world.h"
 #include "run/job_list.h"
 #include "run/run_paths.h"
 
@@ -24,7 +28,69 @@ struct BenchFlags {
   bool no_peer = false;
   bool cold_l2 = false;
   bool copy_baseline = false;
+  // Collective suites only (the size sweep, nccl-tests' -b -e -f -n -w).
+  std::string min_bytes = "1K";
+  std::string max_bytes = "256M";
+  double step_factor = 2.0;
+  int iters = 20;
+  int warmup = 5;
+  double timeout_s = 60.0;
 };
+
+// The collective flags the user gave, for the error a compute suite gives them.
+std::vector<std::string> collective_flags_given(const CLI::App& verb) {
+  std::vector<std::string> given;
+  for (const char* name : {"--min-bytes", "--max-bytes", "--step-factor", "--iters", "--warmup", "--timeout"})
+    if (verb.count(name) > 0) given.emplace_back(name);
+  return given;
+}
+
+// True when the selected cases are collectives; InputError for a mix, for compute cases under an
+// MPI launcher or with the sweep's flags, and for collectives with Google Benchmark's flags.
+bool selects_collectives(const Suite& suite, const BenchFlags& flags, const CLI::App& verb,
+                         const std::vector<std::string>& benchmark_flags) {
+  std::size_t collectives = 0, compute = 0;
+  for (std::size_t i : filter_cases(suite.cases, flags.filter)) {
+    const OpEntry* op = find_op(suite.cases[i].op);
+    (op != nullptr && op->family == OpFamily::kCollective ? collectives : compute) += 1;
+  }
+  if (collectives > 0 && compute > 0)
+    throw InputError(fmt::format("suite '{}' selects {} collective and {} compute case(s): bench them separately "
+                                 "(--filter, or a suite of each)",
+                                 flags.suite, collectives, compute));
+  if (collectives > 0) {
+    if (!benchmark_flags.empty())
+      throw InputError(fmt::format("'{}': collectives are timed by opcert itself across the ranks, not by Google "
+                                   "Benchmark; use --iters, --warmup and the size flags instead",
+                                   benchmark_flags.front()));
+    return true;
+  }
+  if (const auto given = collective_flags_given(verb); !given.empty())
+    throw InputError(fmt::format("{} applies to collective suites only (e.g. --suite bench/collectives); suite '{}' "
+                                 "has none: drop the flag",
+                                 given.front(), flags.suite));
+  const LaunchEnv env = read_launch_env();
+  if (!env.launcher.empty() && env.size.value_or(1) > 1)
+    throw InputError(fmt::format("started by {} as rank {} of {}, but suite '{}' has no collectives: bench compute "
+                                 "suites without mpirun/srun",
+                                 env.launcher, env.rank.value_or(0), env.size.value_or(1), flags.suite));
+  return false;
+}
+
+CollectiveBenchSettings collective_settings(const BenchFlags& flags) {
+  CollectiveBenchSettings c;
+  c.sweep.min_bytes = parse_byte_size(flags.min_bytes, "--min-bytes");
+  c.sweep.max_bytes = parse_byte_size(flags.max_bytes, "--max-bytes");
+  c.sweep.step_factor = flags.step_factor;
+  validate_sweep(c.sweep);
+  if (flags.iters < 1) throw InputError(fmt::format("--iters {} must be at least 1", flags.iters));
+  if (flags.warmup < 0) throw InputError(fmt::format("--warmup {} must be 0 or more", flags.warmup));
+  if (!(flags.timeout_s > 0)) throw InputError(fmt::format("--timeout {} must be a positive number of seconds", flags.timeout_s));
+  c.iters = flags.iters;
+  c.warmup = flags.warmup;
+  c.timeout = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(flags.timeout_s * 1000.0)));
+  return c;
+}
 
 // Google Benchmark's flags ride along as extras; anything else left over is a typo.
 std::vector<std::string> benchmark_flags_of(const std::vector<std::string>& extras) {
@@ -43,7 +109,9 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
       "bench",
       "Benchmark the selected backends, with the torch peer timed in the same run (Google Benchmark). "
       "Google Benchmark's own flags pass through: --benchmark_min_time=SECONDS, --benchmark_repetitions=N, "
-      "--benchmark_filter=REGEX, --benchmark_enable_random_interleaving=true, --benchmark_min_warmup_time=SECONDS, ...");
+      "--benchmark_filter=REGEX, --benchmark_enable_random_interleaving=true, --benchmark_min_warmup_time=SECONDS, ... "
+      "A suite of collectives (bench/collectives, under mpirun) is swept by size instead: time, algbw and busbw per size, "
+      "with --min-bytes, --max-bytes, --step-factor, --iters, --warmup and --timeout (docs/CLI.md).");
   auto options = std::make_shared<CommonOptions>();
   auto flags = std::make_shared<BenchFlags>();
   add_common_options(*verb, *options);
@@ -64,6 +132,24 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
   verb->add_flag("--copy-baseline", flags->copy_baseline,
                  "Also time a device-to-device copy of each memory-bound case's bytes on each backend, and give every "
                  "memory-bound row its bandwidth as a percent of that copy ('% copy')");
+  verb->add_option("--min-bytes", flags->min_bytes, "Collectives: the smallest size of the sweep (bytes; K, M, G)")
+      ->type_name("SIZE")
+      ->capture_default_str();
+  verb->add_option("--max-bytes", flags->max_bytes, "Collectives: the largest size of the sweep (bytes; K, M, G)")
+      ->type_name("SIZE")
+      ->capture_default_str();
+  verb->add_option("--step-factor", flags->step_factor, "Collectives: each size of the sweep is the last times this")
+      ->type_name("FACTOR")
+      ->capture_default_str();
+  verb->add_option("--iters", flags->iters, "Collectives: timed collectives per size")->type_name("N")->capture_default_str();
+  verb->add_option("--warmup", flags->warmup, "Collectives: untimed collectives before them")
+      ->type_name("N")
+      ->capture_default_str();
+  verb->add_option("--timeout", flags->timeout_s,
+                   "Collectives: seconds for one size of one case (check, warm-up and timing); past it the row is "
+                   "TIMEOUT and a hung rank ends the job")
+      ->type_name("SECONDS")
+      ->capture_default_str();
 
   verb->callback([verb, options, flags, &exit_code] {
     const auto started = std::chrono::system_clock::now();
@@ -78,13 +164,8 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
     const PlatformCatalog platforms = load_platform_catalog(*options);
     if (!options->platform.empty()) platforms.require(options->platform);
     const Suite suite = load_suite(flags->suite, flags->seed);
-    for (std::size_t i : filter_cases(suite.cases, flags->filter)) {
-      const OpEntry* op = find_op(suite.cases[i].op);
-      if (op != nullptr && op->family == OpFamily::kCollective)
-        throw InputError(fmt::format("suite '{}': case '{}' is a collective; opcert bench does not time collectives yet "
-                                     "(check them with mpirun -np N opcert run --suite ...)",
-                                     flags->suite, suite.cases[i].id));
-    }
+    const bool collectives = selects_collectives(suite, *flags, *verb, s.benchmark_flags);
+    const CollectiveBenchSettings collective = collectives ? collective_settings(*flags) : CollectiveBenchSettings{};
     auto registry = load_registry(*options);
     for (const auto& u : registry->unavailable()) fmt::print(stderr, "opcert: unavailable: {}: {}\n", u.source, u.reason);
     const auto selected = select_backends(*registry, options->backend);
@@ -100,6 +181,23 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
     s.command_line = current_command_line();
     s.suite_asked = flags->suite;
     s.environment = environment_inputs(*registry);
+    if (collectives) {
+      // Ranks of an MPI job, or one rank that says so (DESIGN.md section 8).
+      const std::unique_ptr<World> world = make_world();
+      if (const std::string mpi = world->library_version(); !mpi.empty()) s.environment.libraries["mpi"] = mpi;
+      std::vector<RunTarget> targets;
+      for (const RunTarget& t : run_targets(*registry, selected, flags->no_peer))
+        if (t.backend->has_collectives()) targets.push_back(t);
+      if (targets.empty()) targets = run_targets(*registry, selected, true);  // the runner says why: exit 3
+      try {
+        exit_code = run_collective_benchmarks(targets, suite, s, collective, *world);
+      } catch (...) {
+        world->finalize();  // every rank throws alike (the same arguments), so they end together
+        throw;
+      }
+      world->finalize();
+      return;
+    }
     exit_code = run_benchmarks(run_targets(*registry, selected, flags->no_peer), suite, s);
   });
 }

@@ -16,7 +16,7 @@ std::unique_ptr<World> make_world() {
   const LaunchEnv env = read_launch_env();
   if (env.launcher.empty())
     return make_single_world(
-        "not started by an MPI launcher: running the collectives as a single rank (for N ranks: mpirun -np N opcert run ...)");
+        "not started by an MPI launcher: running the collectives as a single rank (for N ranks: mpirun -np N opcert ...)");
 #if OPCERT_RANKS_HAVE_MPI
   return make_mpi_world();
 #else

@@ -12,12 +12,13 @@
 #include "check/suite.h"
 #include "ranks/world.h"
 #include "run/conformance_runner.h"
+#include "run/rank_session.h"
 
 namespace opcert {
 
-/// How long past the timeout a rank waits for a stuck peer or backend call before it gives up
-/// on it: half the timeout, between 2 and 30 seconds.
-std::chrono::milliseconds collective_grace(std::chrono::milliseconds timeout);
+/// The device of this rank on `backend`: the local rank picks it, modulo the backend's devices.
+/// Throws NoBackendError when the backend has none.
+opcert_device rank_device(const BackendHandle& backend, const World& world);
 
 /// Runs the collective cases of `suite` on `targets` across the ranks of `world`. Every rank
 /// calls it with the same arguments. Returns the exit code (rank 0's, on every rank). Throws

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "bench/report_files.h"
 #include "cli/run_opcert.h"
 
 namespace opcert::test {
@@ -17,31 +18,9 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-json read_json(const fs::path& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return json::parse(s.str());
-}
-
 std::string timed_args(const std::string& out, const std::string& filter) {
   return std::string("bench --plugin ") + TEST_TIMED_PLUGIN + " --backend timed --no-peer --suite " + TIMED_SUITE +
          " --out " + out + " --filter '" + filter + "' --benchmark_min_time=0.1";
-}
-
-// Validates report.json against reports/schema/report.schema.json with python3-jsonschema: "" when
-// valid, the validator's complaint otherwise, "skip" when no such python is installed.
-std::string schema_problems(const fs::path& report) {
-  const std::string cmd = "python3 -c 'import json,sys\ntry:\n import jsonschema\nexcept ImportError:\n print(\"skip\"); sys.exit(0)\n"
-                          "jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))' " +
-                          std::string(REPORT_SCHEMA) + " " + report.string() + " 2>&1";
-  std::string output;
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[4096];
-    while (std::fgets(buf, sizeof buf, p)) output += buf;
-    if (pclose(p) != 0 && output.empty()) output = "validator failed";
-  }
-  return output == "skip\n" ? "skip" : output;
 }
 
 const json* find_benchmark(const json& bench, const std::string& prefix) {
@@ -82,7 +61,7 @@ TEST(BenchEndToEnd, AnOpOfKnownTimeIsMeasuredWithEvents) {
   EXPECT_EQ(rec.at("bytes").get<double>(), 2.0 * 20 * 16 * 4);  // x read, y written
   EXPECT_TRUE(report.at("environment").is_object());
   EXPECT_EQ(report.at("bench_settings").at("cold_l2"), true);
-  const std::string problems = schema_problems(fs::path(out) / "report.json");
+  const std::string problems = schema_problems(REPORT_SCHEMA, fs::path(out) / "report.json");
   if (problems != "skip") {
     EXPECT_EQ(problems, "");
   }
@@ -189,7 +168,7 @@ TEST(BenchEndToEnd, ACopyBaselineGivesMemoryBoundRowsTheirPercentOfCopy) {
   EXPECT_GT(pct, 0.0);
   EXPECT_LT(pct, 5.0);
   EXPECT_NEAR(pct, 100.0 * copy->at("seconds").get<double>() / op->at("seconds").get<double>(), 1e-6 * pct);
-  const std::string problems = schema_problems(fs::path(out) / "report.json");
+  const std::string problems = schema_problems(REPORT_SCHEMA, fs::path(out) / "report.json");
   if (problems != "skip") EXPECT_EQ(problems, "") << problems;
 }
 

@@ -2,7 +2,8 @@
 // in OPCERT_TEST_FAULT misbehave at their k-th collective:
 //   OPCERT_TEST_FAULT="exit:1@2,hang:2@2"   rank 1 exits at its 2nd collective, rank 2 hangs there
 // "exit" ends the process at once (as a crash would); "hang" sleeps forever inside run_op,
-// ignoring every timeout (as a deadlocked driver would). The MPI failure test uses it.
+// ignoring every timeout (as a deadlocked driver would); "wrong" completes the collective, then
+// flips the bits of the first byte of its output (a silent wrong result). The MPI failure tests use it.
 #include <opcert/sdk/backend.h>
 #include <unistd.h>
 
@@ -49,13 +50,16 @@ class FaultyBackend : public opcert::sdk::Backend, public opcert::cpu::CpuCollec
   void run_collective(const opcert::sdk::OpCall& call, opcert_comm* comm) override {
     ++calls_;
     const int rank = reinterpret_cast<opcert::cpu::CpuComm*>(comm)->rank();
+    bool wrong = false;
     for (const Fault& f : faults_) {
       if (f.rank != rank || f.at != calls_) continue;
       if (f.action == "exit") _exit(3);
       if (f.action == "hang")
         for (;;) pause();
+      wrong = wrong || f.action == "wrong";
     }
     CpuCollectives::run_collective(call, comm);
+    if (wrong && call.output_at(0).numel() > 0) *call.output_at(0).data<unsigned char>() ^= 0xFF;
   }
 
  private:

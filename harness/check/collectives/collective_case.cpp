@@ -76,9 +76,11 @@ std::unique_ptr<PreparedCollective> PreparedCollective::prepare(BackendHandle& b
 }
 
 void PreparedCollective::run(opcert_comm* comm) {
-  backend_->run(call_->call(), comm);
+  launch(comm);
   backend_->synchronize(device_);
 }
+
+void PreparedCollective::launch(opcert_comm* comm) { backend_->run(call_->call(), comm); }
 
 std::size_t PreparedCollective::input_bytes() const { return sized_.inputs[0].bytes(); }
 

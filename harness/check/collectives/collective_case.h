@@ -35,6 +35,8 @@ class PreparedCollective {
 
   /// Runs the collective on `comm` and waits for the device. Throws BackendError.
   void run(opcert_comm* comm);
+  /// Starts the collective on `comm` without waiting for the device (the bench's timed batches).
+  void launch(opcert_comm* comm);
   /// Reads y back, checks the guards and compares with this rank's expected output.
   CaseResult check();
   /// Bytes this rank sends into the collective (x), for bandwidth figures.

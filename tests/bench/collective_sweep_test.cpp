@@ -1,0 +1,135 @@
+// The size sweep of the collective bench and its figures: sizes, counts, nccl-tests' bus factors,
+// the mean over the ranks, and the ratio to the best peer row.
+#include <gtest/gtest.h>
+
+#include "bench/collective_bench_job.h"
+#include "bench/collective_bench_rows.h"
+#include "bench/collective_sweep.h"
+#include "model/input_error.h"
+
+namespace opcert {
+namespace {
+
+TEST(ByteSize, ParsesPlainAndSuffixedSizes) {
+  EXPECT_EQ(parse_byte_size("4096", "--min-bytes"), 4096u);
+  EXPECT_EQ(parse_byte_size("1K", "--min-bytes"), 1024u);
+  EXPECT_EQ(parse_byte_size("1k", "--min-bytes"), 1024u);
+  EXPECT_EQ(parse_byte_size("256M", "--max-bytes"), 256u << 20);
+  EXPECT_EQ(parse_byte_size("256MiB", "--max-bytes"), 256u << 20);
+  EXPECT_EQ(parse_byte_size("2G", "--max-bytes"), uint64_t{2} << 30);
+  EXPECT_EQ(parse_byte_size("64B", "--max-bytes"), 64u);
+}
+
+TEST(ByteSize, RejectsWhatIsNotASizeNamingTheFlag) {
+  for (const char* bad : {"", "M", "1.5M", "-1", "12X", "1 K"}) {
+    try {
+      parse_byte_size(bad, "--max-bytes");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("--max-bytes"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(ByteSize, FormatsShortly) {
+  EXPECT_EQ(format_byte_size(512), "512");
+  EXPECT_EQ(format_byte_size(1024), "1K");
+  EXPECT_EQ(format_byte_size(256.0 * 1024 * 1024), "256M");
+  EXPECT_EQ(format_byte_size(1536), "1.5K");
+}
+
+TEST(Sweep, StepsByTheFactorAndEndsAtTheMaximum) {
+  EXPECT_EQ(sweep_sizes({1024, 8192, 2.0}), (std::vector<uint64_t>{1024, 2048, 4096, 8192}));
+  EXPECT_EQ(sweep_sizes({1024, 1024, 2.0}), (std::vector<uint64_t>{1024}));
+  EXPECT_EQ(sweep_sizes({1000, 10000, 4.0}), (std::vector<uint64_t>{1000, 4000, 10000}));  // 16000 overshoots: the max ends it
+}
+
+TEST(Sweep, BadRangesAreInputErrors) {
+  EXPECT_THROW(validate_sweep({2048, 1024, 2.0}), InputError);
+  EXPECT_THROW(validate_sweep({0, 1024, 2.0}), InputError);
+  EXPECT_THROW(validate_sweep({1, 1024, 1.0}), InputError);
+  EXPECT_THROW(validate_sweep({1, 1024, 0.5}), InputError);
+  EXPECT_NO_THROW(validate_sweep({1, 1024, 1.5}));
+  try {
+    validate_sweep({2048, 1024, 2.0});
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("--min-bytes"), std::string::npos);
+    EXPECT_NE(what.find("--max-bytes"), std::string::npos);
+    EXPECT_EQ(what.find('\n'), std::string::npos) << "one line";
+  }
+}
+
+TEST(Sweep, CountsFollowNcclTestsMeaningOfSize) {
+  const uint64_t mib = 1 << 20;
+  // all_reduce and broadcast: the buffer.
+  EXPECT_EQ(count_for_size(CollectiveKind::kAllReduce, OPCERT_DTYPE_F32, mib, 4), 262144);
+  EXPECT_EQ(count_for_size(CollectiveKind::kBroadcast, OPCERT_DTYPE_BF16, mib, 4), 524288);
+  // all_gather: the output; reduce_scatter: the input; all_to_all: the send buffer; all split by the ranks.
+  EXPECT_EQ(count_for_size(CollectiveKind::kAllGather, OPCERT_DTYPE_F32, mib, 4), 65536);
+  EXPECT_EQ(count_for_size(CollectiveKind::kReduceScatter, OPCERT_DTYPE_F32, mib, 4), 65536);
+  EXPECT_EQ(count_for_size(CollectiveKind::kAllToAll, OPCERT_DTYPE_F32, mib, 4), 65536);
+  // Rounded down so that it divides among 3 ranks; the size reported is what actually moves.
+  const int64_t c = count_for_size(CollectiveKind::kAllGather, OPCERT_DTYPE_F32, 1024, 3);
+  EXPECT_EQ(c, 85);
+  EXPECT_EQ(size_of_count(CollectiveKind::kAllGather, OPCERT_DTYPE_F32, c, 3), 1020u);
+  // Never below one element.
+  EXPECT_EQ(count_for_size(CollectiveKind::kAllToAll, OPCERT_DTYPE_F32, 4, 8), 1);
+}
+
+TEST(Sweep, BusFactorsAreNcclTests) {
+  EXPECT_DOUBLE_EQ(bus_factor(CollectiveKind::kAllReduce, 2), 1.0);
+  EXPECT_DOUBLE_EQ(bus_factor(CollectiveKind::kAllReduce, 4), 1.5);
+  EXPECT_DOUBLE_EQ(bus_factor(CollectiveKind::kAllGather, 4), 0.75);
+  EXPECT_DOUBLE_EQ(bus_factor(CollectiveKind::kReduceScatter, 2), 0.5);
+  EXPECT_DOUBLE_EQ(bus_factor(CollectiveKind::kAllToAll, 8), 0.875);
+  EXPECT_DOUBLE_EQ(bus_factor(CollectiveKind::kBroadcast, 8), 1.0);
+  EXPECT_DOUBLE_EQ(bus_factor(CollectiveKind::kAllReduce, 1), 0.0);
+}
+
+CollectiveBenchJob row(bool peer, std::vector<std::optional<double>> seconds, Status status = Status::kPassed) {
+  CollectiveBenchJob j;
+  j.peer = peer;
+  j.spec.kind = CollectiveKind::kAllReduce;
+  j.bytes = 1'000'000'000;
+  j.seconds = std::move(seconds);
+  for (std::size_t r = 0; r < j.seconds.size(); ++r) {
+    CaseResult c;
+    c.status = status;
+    c.message = "rank " + std::to_string(r);
+    j.checks.emplace_back(c);
+  }
+  return j;
+}
+
+TEST(CollectiveFigures, TimeIsTheMeanOverTheRanksAndBusbwScalesAlgbw) {
+  const CollectiveBenchJob j = row(false, {0.5, 1.5});
+  ASSERT_TRUE(j.mean_seconds());
+  EXPECT_DOUBLE_EQ(*j.mean_seconds(), 1.0);
+  EXPECT_DOUBLE_EQ(*j.algbw_gbps(), 1.0);
+  EXPECT_DOUBLE_EQ(*j.busbw_gbps(4), 1.5);
+  EXPECT_FALSE(row(false, {0.5, std::nullopt}).mean_seconds()) << "a rank that did not time leaves the row without a time";
+}
+
+TEST(CollectiveFigures, RatioIsOverTheBestPassingPeer) {
+  std::vector<CollectiveBenchJob> jobs = {row(true, {2.0, 2.0}), row(true, {1.0, 1.0}), row(true, {0.1, 0.1}, Status::kFailed),
+                                          row(false, {0.8, 0.8})};
+  EXPECT_DOUBLE_EQ(*peer_busbw_gbps(jobs[3], jobs, 2), 1.0);  // the failed peer does not count
+  EXPECT_DOUBLE_EQ(*ratio_vs_peer(jobs[3], jobs, 2), 1.25);
+  EXPECT_FALSE(ratio_vs_peer(jobs[0], jobs, 2)) << "a peer has no ratio";
+  jobs[1].bytes = 5;  // another size: not comparable
+  EXPECT_DOUBLE_EQ(*ratio_vs_peer(jobs[3], jobs, 2), 2.5);  // over the 2 s peer left at this size
+}
+
+TEST(CollectiveFigures, TheWorstRankGivesTheRowItsStatus) {
+  CollectiveBenchJob j = row(false, {1.0, 1.0, 1.0});
+  j.checks[1]->status = Status::kFailed;
+  j.checks[2]->status = Status::kTimeout;
+  EXPECT_EQ(j.status(), Status::kTimeout);
+  EXPECT_EQ(j.message(), "rank 2");
+  j.checks[2].reset();
+  EXPECT_EQ(j.status(), Status::kError);
+}
+
+}  // namespace
+}  // namespace opcert
