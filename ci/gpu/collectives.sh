@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# The CUDA backend's collectives on the GPU machine, within one device call: builds opcert with MPI
-# and NCCL (ci/gpu/build.sh), runs the collective suites across one rank per GPU under mpirun,
-# the hang fault (tests/mpi/cuda_collectives.sh) and ctest -L gpu, each logged to $OUT.
+# The collectives on the GPU machine, within one device call: builds opcert with MPI, NCCL and the
+# torch backend's NCCL process group (ci/gpu/build.sh), runs the collective suites on the CUDA
+# backend across one rank per GPU under mpirun, the collectives suite on torch's NCCL keys, the hang
+# fault (tests/mpi/cuda_collectives.sh), ctest -L gpu, and the collective bench of the CUDA backend
+# against torch.distributed's NCCL (the peer), each logged to $OUT.
 # Usage: ci/gpu/collectives.sh [DEADLINE_S [SUITE...]]   defaults: 540, collectives
+#   OPCERT_COLL_BENCH_FILTER (default: every case) and OPCERT_COLL_BENCH_MAX (default 256M) narrow
+#   the bench; its report.json comes back as bench-report.json.
 #   ranks: every GPU (OPCERT_GPU_RANKS to choose); one GPU runs everything as one rank (a smoke
 #   test: the hang then exercises the watchdog rather than NCCL's abort).
 # NVLink multicast stays off (NCCL_NVLS_ENABLE=0): the shared multi-GPU hosts require it.
-# At most 7 files come back: steps.txt and one log per step (so at most 3 suites).
+# At most 8 files come back: steps.txt, bench-report.json and one log per step (so one suite).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 deadline=${1:-540}
@@ -50,7 +54,7 @@ if [ "$np" -lt 1 ] || [ -z "$mpirun" ]; then
   cat "$summary"
   exit 2
 fi
-step 01-build env OPCERT_GPU_TESTS=1 OPCERT_GPU_MPI=1 OPCERT_GPU_NCCL=1 ci/gpu/build.sh || { cat "$summary" "$OUT/01-build.txt"; exit 2; }
+step 01-build env OPCERT_GPU_TESTS=1 OPCERT_GPU_MPI=1 OPCERT_GPU_NCCL=1 OPCERT_GPU_TORCH_NCCL=1 ci/gpu/build.sh || { cat "$summary" "$OUT/01-build.txt"; exit 2; }
 n=1
 for suite in "${suites[@]}"; do
   n=$((n + 1))
@@ -62,8 +66,15 @@ for suite in "${suites[@]}"; do
     --progress plain --timeout "$case_timeout"
   [ -f "$work/$name/summary.md" ] && cat "$work/$name/summary.md" >> "$OUT/$name.txt"
 done
-step "0$((n + 1))-fault-hang" tests/mpi/cuda_collectives.sh hang "$mpirun" "$opcert" "$np" "$work/hang" 1
+step "0$((n + 1))-run-torch-nccl" "${launch[@]}" "$opcert" run --backend torch --impl 'torch.*.nccl' \
+  --suite collectives --out "$work/torch" --progress plain --timeout 60
+[ -f "$work/torch/summary.md" ] && cat "$work/torch/summary.md" >> "$OUT/0$((n + 1))-run-torch-nccl.txt"
+step "0$((n + 2))-fault-hang" tests/mpi/cuda_collectives.sh hang "$mpirun" "$opcert" "$np" "$work/hang" 1
 # The suite and the hang ran above with every GPU; ctest adds the rest (the exit fault on 2 GPUs).
-step "0$((n + 2))-ctest-gpu" ctest --test-dir build/gpu -L gpu -E 'mpi\.cuda_collectives\.(pass|hang)' --output-on-failure
+step "0$((n + 3))-ctest-gpu" ctest --test-dir build/gpu -L gpu -E 'mpi\.cuda_collectives\.(pass|hang)' --output-on-failure
+# torch is loaded but not selected, so it is the peer: each row's ratio is CUDA's busbw over torch's.
+step "0$((n + 4))-bench" "${launch[@]}" "$opcert" bench --backend cuda --suite bench/collectives \
+  --filter "${OPCERT_COLL_BENCH_FILTER:-}" --max-bytes "${OPCERT_COLL_BENCH_MAX:-256M}" --out "$work/bench"
+[ -f "$work/bench/report.json" ] && cp "$work/bench/report.json" "$OUT/bench-report.json"
 cat "$summary"
 ! grep -qE 'rc=[1-9]|not started' "$summary"
