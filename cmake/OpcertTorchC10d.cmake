@@ -18,14 +18,18 @@ set(OPCERT_TORCH_C10D_LIBRARIES "")
 
 set(_opcert_torch_dir ${PROJECT_SOURCE_DIR}/backends/torch)
 
-# Builds the backend's <transport>_group.cpp (and process_group.cpp) with a main that makes a
-# group of one rank in a TCP store, with LibTorch and the extra definitions, include folders and
-# libraries; the result (TRUE/FALSE) lands in `result`, cached so that reconfiguring is quick.
+# Compiles the backend's <transport>_group.cpp (and process_group.cpp) with a main that makes a
+# group of one rank in a TCP store, with LibTorch's headers and the extra definitions and include
+# folders; the result (TRUE/FALSE) lands in `result`, cached so that reconfiguring is quick.
+# Compiled, not linked: LibTorch's imported targets name others (pip torch's torch_cpu names
+# protobuf::libprotobuf) that a try_compile project lacks, which fails the whole configure.
+# Whether the API is there is the question; the backend's own link answers the rest.
 # A failure leaves its log in ${CMAKE_BINARY_DIR}/opcert_probes/<result>.log.
-function(_opcert_probe_c10d result transport definitions include_dirs libraries)
+function(_opcert_probe_c10d result transport definitions include_dirs)
   if(DEFINED ${result})
     return()
   endif()
+  set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
   set(_dir ${CMAKE_BINARY_DIR}/opcert_probes)
   file(WRITE ${_dir}/${result}.cpp "
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
@@ -54,7 +58,6 @@ int main() {
             ${_opcert_torch_dir}/collectives/process_group.cpp
     CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${TORCH_INCLUDE_DIRS};${include_dirs};${_opcert_torch_dir};${PROJECT_SOURCE_DIR}/backends/sdk/include;${PROJECT_SOURCE_DIR}/harness/include"
     COMPILE_DEFINITIONS ${_torch_flags} ${definitions}
-    LINK_LIBRARIES ${TORCH_LIBRARIES} ${libraries}
     CXX_STANDARD 20
     OUTPUT_VARIABLE _log)
   if(NOT _ok)
@@ -75,7 +78,7 @@ if(NOT OPCERT_WITH_TORCH_GLOO STREQUAL "OFF")
   if(OPCERT_GLOO_LIBRARY)
     set(_gloo_libraries ${OPCERT_GLOO_LIBRARY})
   endif()
-  _opcert_probe_c10d(OPCERT_TORCH_HAS_GLOO gloo "-DUSE_C10D_GLOO;-DOPCERT_TORCH_HAS_GLOO=1" "${_gloo_includes}" "${_gloo_libraries}")
+  _opcert_probe_c10d(OPCERT_TORCH_HAS_GLOO gloo "-DUSE_C10D_GLOO;-DOPCERT_TORCH_HAS_GLOO=1" "${_gloo_includes}")
 endif()
 opcert_resolve_option(OPCERT_WITH_TORCH_GLOO OPCERT_TORCH_HAS_GLOO
   "c10d ProcessGroupGloo in LibTorch (with Debian's libtorch-dev: libgloo-dev); ${CMAKE_BINARY_DIR}/opcert_probes/OPCERT_TORCH_HAS_GLOO.log says why")
@@ -93,7 +96,7 @@ if(NOT OPCERT_WITH_TORCH_NCCL STREQUAL "OFF")
   set(_nccl_includes "")
   if(OPCERT_TORCH_NCCL_INCLUDE_DIR)
     set(_nccl_includes ${OPCERT_TORCH_NCCL_INCLUDE_DIR} ${CUDAToolkit_INCLUDE_DIRS})
-    _opcert_probe_c10d(OPCERT_TORCH_HAS_NCCL nccl "-DUSE_C10D_NCCL;-DOPCERT_TORCH_HAS_NCCL=1" "${_nccl_includes}" "")
+    _opcert_probe_c10d(OPCERT_TORCH_HAS_NCCL nccl "-DUSE_C10D_NCCL;-DOPCERT_TORCH_HAS_NCCL=1" "${_nccl_includes}")
   endif()
 endif()
 opcert_resolve_option(OPCERT_WITH_TORCH_NCCL OPCERT_TORCH_HAS_NCCL
