@@ -6,11 +6,11 @@
 # against torch.distributed's NCCL (the peer), each logged to $OUT.
 # Usage: ci/gpu/collectives.sh [DEADLINE_S [SUITE...]]   defaults: 540, collectives
 #   OPCERT_COLL_BENCH_FILTER (default: every case) and OPCERT_COLL_BENCH_MAX (default 256M) narrow
-#   the bench; its report.json comes back as bench-report.json.
+#   the bench; its report.json (or, if it was stopped, its measurements.jsonl) comes back.
 #   ranks: every GPU (OPCERT_GPU_RANKS to choose); one GPU runs everything as one rank (a smoke
 #   test: the hang then exercises the watchdog rather than NCCL's abort).
 # NVLink multicast stays off (NCCL_NVLS_ENABLE=0): the shared multi-GPU hosts require it.
-# At most 8 files come back: steps.txt, bench-report.json and one log per step (so one suite).
+# At most 8 files come back: steps.txt, the bench's records and one log per step (so one suite).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 deadline=${1:-540}
@@ -75,6 +75,9 @@ step "0$((n + 3))-ctest-gpu" ctest --test-dir build/gpu -L gpu -E 'mpi\.cuda_col
 # torch is loaded but not selected, so it is the peer: each row's ratio is CUDA's busbw over torch's.
 step "0$((n + 4))-bench" "${launch[@]}" "$opcert" bench --backend cuda --suite bench/collectives \
   --filter "${OPCERT_COLL_BENCH_FILTER:-}" --max-bytes "${OPCERT_COLL_BENCH_MAX:-256M}" --out "$work/bench"
-[ -f "$work/bench/report.json" ] && cp "$work/bench/report.json" "$OUT/bench-report.json"
+# The records stream as the rows end, so a bench stopped at the deadline still brings back its rows.
+for f in report.json measurements.jsonl; do
+  [ -f "$work/bench/$f" ] && { cp "$work/bench/$f" "$OUT/bench-$f"; break; }
+done
 cat "$summary"
 ! grep -qE 'rc=[1-9]|not started' "$summary"

@@ -79,10 +79,21 @@ void CollectiveBenchRecord::end_step() {
   if (printed_.contains(current_)) return;
   printed_.insert(current_);
   const CollectiveBenchJob& job = jobs_.at(current_);
-  print_collective_bench_row(out_, collective_bench_cells(job, jobs_, context_.ranks));
+  print_row(job);
   const std::string line = dump_json(collective_bench_record_json(job, jobs_, context_.ranks, context_.collective)) + "\n";
   if (std::fputs(line.c_str(), measurements_) < 0 || std::fflush(measurements_) != 0)
     fmt::print(stderr, "opcert: cannot write measurements.jsonl: {}\n", std::strerror(errno));
+}
+
+void CollectiveBenchRecord::print_row(const CollectiveBenchJob& job) {
+  print_collective_bench_row(out_, collective_bench_cells(job, jobs_, context_.ranks));
+  // A row that did not pass says why under it, once per implementation and reason: a sweep
+  // repeats the same reason at every size.
+  const Status status = job.status();
+  if (status == Status::kPassed || status == Status::kMistrusted) return;
+  const std::string reason = job.message();
+  if (reasons_printed_.insert(job.impl_key + '\n' + reason).second)
+    fmt::print(out_, "        {} {}: {}\n", status_name(status), job.impl_key, reason.empty() ? "no reason given" : reason);
 }
 
 void CollectiveBenchRecord::record_lost(Status status, const std::string& now_message, const std::string& later_message) {
@@ -119,7 +130,7 @@ int CollectiveBenchRecord::finish(bool complete, std::optional<int> forced) {
     if (!printed_.contains(step) && jobs_[step].checks.size() == static_cast<std::size_t>(context_.ranks) &&
         std::all_of(jobs_[step].checks.begin(), jobs_[step].checks.end(), [](const auto& c) { return c.has_value(); })) {
       printed_.insert(step);
-      print_collective_bench_row(out_, collective_bench_cells(jobs_[step], jobs_, context_.ranks));
+      print_row(jobs_[step]);
     }
   try {
     write_outputs(complete, *exit_code_);

@@ -49,6 +49,7 @@ class CollectiveBenchRecord : public RankLedger {
   void set_check(std::size_t step, int rank, CaseResult r);
   void write_outputs(bool complete, int exit_code);
   int exit_code_of() const;
+  void print_row(const CollectiveBenchJob& job);  // with the reason under it, the first time
 
   std::mutex mutex_;
   CollectiveBenchContext context_;
@@ -58,6 +59,7 @@ class CollectiveBenchRecord : public RankLedger {
   std::FILE* measurements_ = nullptr;
   std::size_t current_ = 0;
   std::set<std::size_t> printed_;
+  std::set<std::string> reasons_printed_;  // "impl\nreason" already printed under a row
   std::optional<int> exit_code_;
 };
 
