@@ -10,6 +10,7 @@
 
 #if OPCERT_TORCH_HAS_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#include <torch/version.h>
 #endif
 
 namespace opcert::torch_backend {
@@ -38,8 +39,23 @@ class NcclGroup final : public ProcessGroup {
     group_ = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, nranks, options);
   }
 
+  // A group whose work all completed shuts its communicator down, as torch.distributed's
+  // destroy_process_group does (c10d warns of a leak otherwise). An aborted one is already down.
+  ~NcclGroup() override {
+#if TORCH_VERSION_MAJOR >= 2
+    if (aborted_) return;
+    try {
+      group_->shutdown();
+    } catch (const std::exception&) {  // nothing to report it to: the communicator is going anyway
+    }
+#endif
+  }
+
   Transport transport() const override { return Transport::kNccl; }
-  void abort() override { group_->abort(); }
+  void abort() override {
+    aborted_ = true;
+    group_->abort();
+  }
 
   Launched launch(const sdk::CollectiveArgs& a, const at::Tensor& x, const at::Tensor& y) override {
     at::Tensor in = x, out = y;
@@ -84,6 +100,7 @@ class NcclGroup final : public ProcessGroup {
 
  private:
   int rank_, nranks_;
+  bool aborted_ = false;
   c10::intrusive_ptr<c10d::ProcessGroupNCCL> group_;
 };
 
