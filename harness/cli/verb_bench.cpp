@@ -54,6 +54,10 @@ bool selects_collectives(const Suite& suite, const BenchFlags& flags, const CLI:
     const OpEntry* op = find_op(suite.cases[i].op);
     (op != nullptr && op->family == OpFamily::kCollective ? collectives : compute) += 1;
   }
+  // Said here, before the flags are judged against what was selected: nothing was.
+  if (collectives + compute == 0 && !suite.cases.empty())
+    throw InputError(fmt::format("--filter '{}' matches none of the {} cases of suite '{}'", flags.filter,
+                                 suite.cases.size(), flags.suite));
   if (collectives > 0 && compute > 0)
     throw InputError(fmt::format("suite '{}' selects {} collective and {} compute case(s): bench them separately "
                                  "(--filter, or a suite of each)",

@@ -90,6 +90,8 @@ TEST(CollectiveBenchEndToEnd, BadFlagsAreUsageErrors) {
   expect_usage_error(base + " --warmup -1", "--warmup");
   expect_usage_error(base + " --timeout 0", "--timeout");
   expect_usage_error(base + " --benchmark_min_time=0.1", "--benchmark_min_time");
+  // A filter that selects nothing says so, not that the sweep flags need a collective suite.
+  expect_usage_error(base + " --filter '^no_such_case' --max-bytes 1M", "--filter '^no_such_case' matches none");
   expect_usage_error("bench --backend cpu --suite bench/smoke --iters 5 --out " + dir.path() + "/out", "--iters");
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/out/report.json")) << "nothing ran";
 }
