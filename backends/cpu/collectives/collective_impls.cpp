@@ -3,6 +3,7 @@
 #include <string>
 
 #include <opcert/sdk/collective_args.h>
+#include <opcert/sdk/collective_implementations.h>
 #include "collectives/cpu_comm.h"
 
 namespace opcert::cpu {
@@ -16,20 +17,9 @@ CpuComm& comm_of(opcert_comm* comm) {
 }  // namespace
 
 std::vector<sdk::Implementation> collective_implementations() {
-  std::vector<sdk::Implementation> impls;
-  for (const char* op : sdk::kCollectiveOps) {
-    const Collective which = sdk::collective_of(op);
-    impls.push_back({std::string("cpu.") + op + ".mpi", op,
-                     "non-blocking MPI on the backend's own communicator, polled against the timeout (one rank without MPI: a copy)",
-                     [which](const sdk::OpCall& call) {
-                       const std::string why = sdk::collective_unsupported(call, which, mpi_job_ranks());
-                       return why.empty() ? sdk::Support::yes() : sdk::Support::no(why);
-                     },
-                     [](const sdk::OpCall&) {
-                       throw sdk::Error(OPCERT_ERROR_INVALID_ARGUMENT, "a collective runs on a communicator (comm_init)");
-                     }});
-  }
-  return impls;
+  return sdk::collective_implementations(
+      "cpu", "mpi", "non-blocking MPI on the backend's own communicator, polled against the timeout (one rank without MPI: a copy)",
+      [](const sdk::OpCall& call, Collective which) { return sdk::collective_unsupported(call, which, mpi_job_ranks()); });
 }
 
 uint32_t CpuCollectives::comm_unique_id(uint8_t* id) { return cpu_comm_unique_id(id); }

@@ -1,6 +1,7 @@
 #include "collectives/nccl_collectives.h"
 
 #include <opcert/sdk/collective_args.h>
+#include <opcert/sdk/collective_implementations.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -40,21 +41,11 @@ std::string unsupported(const sdk::OpCall& call, sdk::Collective which, int nran
 }  // namespace
 
 std::vector<sdk::Implementation> collective_implementations(const CudaCollectives& comms) {
-  std::vector<sdk::Implementation> impls;
-  for (const char* op : sdk::kCollectiveOps) {
-    const sdk::Collective which = sdk::collective_of(op);
-    impls.push_back({std::string("cuda.") + op + ".nccl", op,
-                     "NCCL on the backend's stream, non-blocking communicator polled against the timeout (avg exact: "
-                     "ncclAvg, or a sum then a division where ncclAvg would round)",
-                     [which, &comms](const sdk::OpCall& call) {
-                       const std::string why = unsupported(call, which, comms.ranks());
-                       return why.empty() ? sdk::Support::yes() : sdk::Support::no(why);
-                     },
-                     [](const sdk::OpCall&) {
-                       throw sdk::Error(OPCERT_ERROR_INVALID_ARGUMENT, "a collective runs on a communicator (comm_init)");
-                     }});
-  }
-  return impls;
+  return sdk::collective_implementations(
+      "cuda", "nccl",
+      "NCCL on the backend's stream, non-blocking communicator polled against the timeout (avg exact: ncclAvg, or a "
+      "sum then a division where ncclAvg would round)",
+      [&comms](const sdk::OpCall& call, sdk::Collective which) { return unsupported(call, which, comms.ranks()); });
 }
 
 int CudaCollectives::ranks() const {

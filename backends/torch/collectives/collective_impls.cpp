@@ -1,6 +1,7 @@
 #include "collectives/collective_impls.h"
 
 #include <opcert/sdk/collective_args.h>
+#include <opcert/sdk/collective_implementations.h>
 
 #include <string>
 
@@ -42,24 +43,17 @@ TorchCollectives::~TorchCollectives() = default;
 std::vector<sdk::Implementation> TorchCollectives::implementations() {
   std::vector<sdk::Implementation> impls;
   for (const Transport transport : {Transport::kGloo, Transport::kNccl}) {
-    for (const char* op : sdk::kCollectiveOps) {
-      const sdk::Collective which = sdk::collective_of(op);
-      const std::string description =
-          transport == Transport::kGloo ? "torch.distributed's Gloo process group (c10d::ProcessGroupGloo) on host memory"
-                                        : "torch.distributed's NCCL process group (c10d::ProcessGroupNCCL) on CUDA memory";
-      impls.push_back({std::string("torch.") + op + "." + transport_name(transport), op, description,
-                       [this, transport, which](const sdk::OpCall& call) {
-                         if (std::string why = transport_missing(transport); !why.empty()) return sdk::Support::no(why);
-                         if (const auto x = call.find_input("x"))
-                           if (std::string why = memory_mismatch(transport, x->device().type); !why.empty())
-                             return sdk::Support::no(why);
-                         const std::string why = sdk::collective_unsupported(call, which, ranks_.load());
-                         return why.empty() ? sdk::Support::yes() : sdk::Support::no(why);
-                       },
-                       [](const sdk::OpCall&) {
-                         throw sdk::Error(OPCERT_ERROR_INVALID_ARGUMENT, "a collective runs on a communicator (comm_init)");
-                       }});
-    }
+    const std::string description =
+        transport == Transport::kGloo ? "torch.distributed's Gloo process group (c10d::ProcessGroupGloo) on host memory"
+                                      : "torch.distributed's NCCL process group (c10d::ProcessGroupNCCL) on CUDA memory";
+    auto why_not = [this, transport](const sdk::OpCall& call, sdk::Collective which) -> std::string {
+      if (std::string why = transport_missing(transport); !why.empty()) return why;
+      if (const auto x = call.find_input("x"))
+        if (std::string why = memory_mismatch(transport, x->device().type); !why.empty()) return why;
+      return sdk::collective_unsupported(call, which, ranks_.load());
+    };
+    for (auto& impl : sdk::collective_implementations("torch", transport_name(transport), description, why_not))
+      impls.push_back(std::move(impl));
   }
   return impls;
 }
