@@ -217,9 +217,7 @@ class BenchEngine {
 // Jobs grouped by case (suite order), the torch peer first within a case, so that every row's
 // speedup is known when it is printed.
 std::vector<Job> ordered_jobs(const std::vector<RunTarget>& targets, const Suite& suite, const BenchSettings& s) {
-  std::vector<BackendPlan> plans;
-  for (const auto& t : targets) plans.push_back({t.backend->name(), t.backend->implementations(), t.peer});
-  auto jobs = plan_checked_jobs(plans, suite, s.filter, s.impl_selection);
+  auto jobs = plan_checked_jobs(backend_plans(targets), suite, s.filter, s.impl_selection);
   std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.case_index < b.case_index; });
   return jobs;
 }

@@ -21,17 +21,18 @@
 #include "run/worker_session.h"
 
 namespace opcert {
-namespace {
 
-std::vector<BackendPlan> plans_of(const std::vector<RunTarget>& targets) {
+std::vector<BackendPlan> backend_plans(const std::vector<RunTarget>& targets) {
   std::vector<BackendPlan> plans;
   for (const auto& t : targets) plans.push_back({t.backend->name(), t.backend->implementations(), t.peer});
   return plans;
 }
 
+namespace {
+
 // Checks the selections before anything starts; returns the jobs to run.
 std::vector<Job> plan_jobs(const std::vector<RunTarget>& targets, const Suite& suite, const RunSettings& s) {
-  return plan_checked_jobs(plans_of(targets), suite, s.filter, s.impl_selection);
+  return plan_checked_jobs(backend_plans(targets), suite, s.filter, s.impl_selection);
 }
 
 

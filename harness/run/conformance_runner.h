@@ -14,6 +14,7 @@
 #include "model/exit_codes.h"
 #include "reports/environment.h"
 #include "reports/run_report.h"
+#include "run/job_list.h"
 #include "run/progress.h"
 
 namespace opcert {
@@ -42,6 +43,9 @@ struct RunSettings {
   std::string repro_suite;                   // the suite as a repro line names it
   EnvironmentInputs environment;             // build facts for the report's environment
 };
+
+/// What the job planner needs of each target: its name, implementations and whether it is the peer.
+std::vector<BackendPlan> backend_plans(const std::vector<RunTarget>& targets);
 
 /// The provenance of a target as reports record it (name, version, library and its sha256).
 BackendRecord backend_record(const RunTarget& target);
