@@ -11,6 +11,7 @@
 #include "check/prepared_case.h"
 #include "model/case_result_json.h"
 #include "run/collective_runner.h"
+#include "run/collective_step.h"
 #include "run/job_list.h"
 #include "run/rank_session.h"
 
@@ -33,9 +34,7 @@ Case sized_case(const Case& c, const CollectiveSpec& spec, uint64_t bytes) {
 // peers first so that a row's ratio is known when it is printed.
 std::vector<CollectiveBenchJob> plan(const std::vector<RunTarget>& targets, const Suite& suite, const BenchSettings& s,
                                      const SweepSettings& sweep, int ranks) {
-  std::vector<BackendPlan> plans;
-  for (const auto& t : targets) plans.push_back({t.backend->name(), t.backend->implementations(), t.peer});
-  std::vector<Job> jobs = plan_checked_jobs(plans, suite, s.filter, s.impl_selection);
+  std::vector<Job> jobs = plan_checked_jobs(backend_plans(targets), suite, s.filter, s.impl_selection);
   std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.peer > b.peer; });
   const std::vector<uint64_t> sizes = sweep_sizes(sweep);
   std::vector<CollectiveBenchJob> out;
@@ -63,10 +62,11 @@ std::vector<CollectiveBenchJob> plan(const std::vector<RunTarget>& targets, cons
   return out;
 }
 
-int64_t fingerprint(const std::vector<CollectiveBenchJob>& jobs) {
+// The job list as the ranks compare it: they must run the same steps in the same order.
+std::string job_list(const std::vector<CollectiveBenchJob>& jobs) {
   std::string all;
   for (const auto& j : jobs) all += j.name + '\n';
-  return static_cast<int64_t>(std::hash<std::string>{}(all) >> 2);
+  return all;
 }
 
 class BenchRankRun {
@@ -81,7 +81,6 @@ class BenchRankRun {
  private:
   void run_backend(std::size_t backend_index, std::size_t first, std::size_t last);
   void run_step(std::size_t step, BackendHandle& backend, opcert_device device, Communicator& comm, SampleTimer& timer);
-  CaseResult failure(std::size_t step, BackendHandle& backend, const std::exception& e, Communicator& comm);
 
   const std::vector<RunTarget>& targets_;
   const Suite& suite_;
@@ -95,15 +94,6 @@ class BenchRankRun {
 
 }  // namespace
 
-CaseResult BenchRankRun::failure(std::size_t step, BackendHandle& backend, const std::exception& e, Communicator& comm) {
-  CaseResult r = blank_result(backend, jobs_[step].impl_key, jobs_[step].sized);
-  r.rank = world_.rank();
-  r.status = collective_failure_status(e);
-  r.message = fmt::format("rank {}: {}", world_.rank(), e.what());
-  RankSession::drop_communicator(backend, comm, "it was aborted after a failed collective");
-  return r;
-}
-
 void BenchRankRun::run_step(std::size_t step, BackendHandle& backend, opcert_device device, Communicator& comm,
                             SampleTimer& timer) {
   const CollectiveBenchJob& job = jobs_[step];
@@ -112,22 +102,18 @@ void BenchRankRun::run_step(std::size_t step, BackendHandle& backend, opcert_dev
 
   CaseResult result;
   std::optional<double> seconds;
-  std::unique_ptr<PreparedCollective> prepared;
-  if (comm.comm == nullptr) {
-    result = blank_result(backend, job.impl_key, job.sized);
-    result.rank = world_.rank();
-    result.status = Status::kError;
-    result.message = fmt::format("rank {}: no communicator: {}", world_.rank(), comm.error);
-  } else {
-    prepared = PreparedCollective::prepare(backend, job.impl_key, job.sized, device, {world_.rank(), world_.size()}, result);
-  }
+  std::unique_ptr<PreparedCollective> prepared =
+      prepare_collective_step(backend, job.impl_key, job.sized, device, comm, world_, result);
+  const auto failure = [&](const std::exception& e) {
+    return failed_collective_step(backend, job.impl_key, job.sized, world_, e, comm, "collective");
+  };
   if (session_.agree(prepared ? 1 : 0, start, "get ready for the collective") == 1) {
     bool ok = true;
     try {  // one collective, checked: a wrong result fails the row
       prepared->run(comm.comm);
       result = prepared->check();
     } catch (const std::exception& e) {
-      result = failure(step, backend, e, comm);
+      result = failure(e);
       ok = false;
     }
     if (session_.agree(ok ? 1 : 0, start, "finish the checked collective") == 1) {
@@ -135,7 +121,7 @@ void BenchRankRun::run_step(std::size_t step, BackendHandle& backend, opcert_dev
         for (int i = 0; i < cs_.warmup; ++i) prepared->launch(comm.comm);
         backend.synchronize(device);
       } catch (const std::exception& e) {
-        result = failure(step, backend, e, comm);
+        result = failure(e);
         ok = false;
       }
       // Also the barrier before the timed batch: every rank starts it together.
@@ -146,13 +132,12 @@ void BenchRankRun::run_step(std::size_t step, BackendHandle& backend, opcert_dev
           });
           seconds = batch / cs_.iters;
         } catch (const std::exception& e) {
-          result = failure(step, backend, e, comm);
+          result = failure(e);
         }
       }
     }
   } else if (prepared) {
-    result.status = Status::kSkipped;
-    result.message = "not run: another rank could not run the collective (its result says why)";
+    stand_down_collective_step(result, "collective");
   }
   session_.end_step();
   result.duration_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -173,7 +158,7 @@ void BenchRankRun::run_backend(std::size_t b, std::size_t first, std::size_t las
 }
 
 int BenchRankRun::run() {
-  session_.start(fingerprint(jobs_), [this] {
+  session_.start(job_list(jobs_), [this] {
     CollectiveBenchContext context;
     context.targets = &targets_;
     context.suite = &suite_;

@@ -11,6 +11,7 @@
 #include "check/prepared_case.h"
 #include "model/case_result_json.h"
 #include "model/input_error.h"
+#include "run/collective_step.h"
 #include "run/job_list.h"
 #include "run/rank_record.h"
 #include "run/rank_session.h"
@@ -22,17 +23,11 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
-std::vector<BackendPlan> plans_of(const std::vector<RunTarget>& targets) {
-  std::vector<BackendPlan> plans;
-  for (const auto& t : targets) plans.push_back({t.backend->name(), t.backend->implementations(), t.peer});
-  return plans;
-}
-
-// A fingerprint of the job list: the ranks must run the same cases in the same order.
-int64_t fingerprint(const std::vector<Job>& jobs, const Suite& suite) {
+// The job list as the ranks compare it: they must run the same cases in the same order.
+std::string job_list(const std::vector<Job>& jobs, const Suite& suite) {
   std::string all;
   for (const Job& j : jobs) all += j.backend + '\n' + j.impl_key + '\n' + suite.cases[j.case_index].id + '\n';
-  return static_cast<int64_t>(std::hash<std::string>{}(all) >> 2);
+  return all;
 }
 
 // Rank 0's ledger of a run: each rank's CaseResult of each case, into the RankRecord.
@@ -92,29 +87,16 @@ void RankRun::run_case(std::size_t job, BackendHandle& backend, opcert_device de
   session_.ensure_communicator(backend, device, comm, start);
 
   CaseResult result;
-  std::unique_ptr<PreparedCollective> prepared;
-  if (comm.comm == nullptr) {
-    result = blank_result(backend, j.impl_key, c);
-    result.rank = world_.rank();
-    result.status = Status::kError;
-    result.message = fmt::format("rank {}: no communicator: {}", world_.rank(), comm.error);
-  } else {
-    prepared = PreparedCollective::prepare(backend, j.impl_key, c, device, {world_.rank(), world_.size()}, result);
-  }
+  std::unique_ptr<PreparedCollective> prepared = prepare_collective_step(backend, j.impl_key, c, device, comm, world_, result);
   if (session_.agree(prepared ? 1 : 0, start, "get ready for the case") == 1) {
     try {
       prepared->run(comm.comm);
       result = prepared->check();
     } catch (const std::exception& e) {
-      result = blank_result(backend, j.impl_key, c);
-      result.rank = world_.rank();
-      result.status = collective_failure_status(e);
-      result.message = fmt::format("rank {}: {}", world_.rank(), e.what());
-      RankSession::drop_communicator(backend, comm, "it was aborted after a failed case");
+      result = failed_collective_step(backend, j.impl_key, c, world_, e, comm, "case");
     }
   } else if (prepared) {
-    result.status = Status::kSkipped;
-    result.message = "not run: another rank could not run the case (its result says why)";
+    stand_down_collective_step(result, "case");
   }
   session_.end_step();
   result.duration_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -139,7 +121,7 @@ std::unique_ptr<RankLedger> RankRun::make_ledger() {
 }
 
 int RankRun::run() {
-  session_.start(fingerprint(jobs_, suite_), [this] { return make_ledger(); });
+  session_.start(job_list(jobs_, suite_), [this] { return make_ledger(); });
   for_each_backend_span(jobs_, [this](std::size_t b, std::size_t first, std::size_t last) { run_backend(b, first, last); });
   return session_.finish();
 }
@@ -152,8 +134,7 @@ opcert_device rank_device(const BackendHandle& backend, const World& world) {
 }
 
 int run_collectives(const std::vector<RunTarget>& targets, const Suite& suite, const RunSettings& settings, World& world) {
-  std::vector<BackendPlan> plans = plans_of(targets);
-  std::vector<Job> jobs = plan_checked_jobs(plans, suite, settings.filter, settings.impl_selection);
+  std::vector<Job> jobs = plan_checked_jobs(backend_plans(targets), suite, settings.filter, settings.impl_selection);
   // The peer runs no collectives here (it is the bench's yardstick); keep the selected backends' jobs.
   jobs.erase(std::remove_if(jobs.begin(), jobs.end(), [](const Job& j) { return j.peer; }), jobs.end());
   RankRun run(targets, suite, settings, world, std::move(jobs));

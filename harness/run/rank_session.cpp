@@ -106,7 +106,8 @@ void RankSession::agree_on_setup(std::exception_ptr setup_error) {
   if (*agreed < 0) throw std::runtime_error("rank 0 could not start the run (its message says why)");
 }
 
-void RankSession::start(int64_t fingerprint, const std::function<std::unique_ptr<RankLedger>()>& make_ledger) {
+void RankSession::start(const std::string& job_list, const std::function<std::unique_ptr<RankLedger>()>& make_ledger) {
+  const auto fingerprint = static_cast<int64_t>(std::hash<std::string>{}(job_list) >> 2);  // >> 2: -fingerprint fits
   const auto low = world_.all_min(fingerprint, Clock::now() + kStartupWait);
   const auto high = world_.all_min(-fingerprint, Clock::now() + kStartupWait);
   if (!low || !high) lose_job("the ranks did not all start within 120 s");

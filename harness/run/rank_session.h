@@ -72,10 +72,11 @@ class RankSession {
   RankSession(const RankSession&) = delete;
   RankSession& operator=(const RankSession&) = delete;
 
-  /// Every rank: checks that the ranks run the same steps (`fingerprint`), lets rank 0 make its
+  /// Every rank: checks that the ranks run the same steps (`job_list`: every step's name, in
+  /// order; the ranks compare a hash of it), lets rank 0 make its
   /// ledger (what `make_ledger` throws is rethrown on every rank alike: InputError for bad input),
   /// says on stderr how many ranks run, and starts the watchdog.
-  void start(int64_t fingerprint, const std::function<std::unique_ptr<RankLedger>()>& make_ledger);
+  void start(const std::string& job_list, const std::function<std::unique_ptr<RankLedger>()>& make_ledger);
 
   /// Starts step `step` (watchdog armed) and returns its start; end_step() disarms.
   Clock::time_point begin_step(std::size_t step);
