@@ -28,7 +28,7 @@ set(OPCERT_INSTALL_DATADIR "${CMAKE_INSTALL_DATADIR}/opcert")
 mark_as_advanced(OPCERT_INSTALL_CMAKEDIR)
 
 # The ABI version the installed headers declare, published to plugin projects (manifests need it).
-file(STRINGS "${PROJECT_SOURCE_DIR}/harness/include/opcert/backend_abi.h" _opcert_abi_lines
+file(STRINGS "${PROJECT_SOURCE_DIR}/backends/sdk/include/opcert/backend_abi.h" _opcert_abi_lines
      REGEX "^#define OPCERT_ABI_VERSION_(MAJOR|MINOR) +[0-9]+")
 foreach(_part MAJOR MINOR)
   set(OPCERT_ABI_VERSION_${_part} "")
@@ -44,7 +44,7 @@ endforeach()
 
 # --- Headers and the exported INTERFACE targets ---------------------------------------------
 install(TARGETS opcert_abi opcert_sdk EXPORT opcertTargets)
-install(FILES "${PROJECT_SOURCE_DIR}/harness/include/opcert/backend_abi.h"
+install(FILES "${PROJECT_SOURCE_DIR}/backends/sdk/include/opcert/backend_abi.h"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/opcert" COMPONENT Development)
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/backends/sdk/include/opcert/sdk"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/opcert" COMPONENT Development

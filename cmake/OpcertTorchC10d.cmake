@@ -56,7 +56,7 @@ int main() {
   try_compile(_ok ${_dir}/${result}
     SOURCES ${_dir}/${result}.cpp ${_opcert_torch_dir}/collectives/${transport}_group.cpp
             ${_opcert_torch_dir}/collectives/process_group.cpp
-    CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${TORCH_INCLUDE_DIRS};${include_dirs};${_opcert_torch_dir};${PROJECT_SOURCE_DIR}/backends/sdk/include;${PROJECT_SOURCE_DIR}/harness/include"
+    CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${TORCH_INCLUDE_DIRS};${include_dirs};${_opcert_torch_dir};${PROJECT_SOURCE_DIR}/backends/sdk/include"
     COMPILE_DEFINITIONS ${_torch_flags} ${definitions}
     CXX_STANDARD 20
     OUTPUT_VARIABLE _log)
