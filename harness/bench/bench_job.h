@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/work_model.h"
+#include "opkit/work_model.h"
 #include "loader/backend_handle.h"
 #include "loader/platform/platform_config.h"
 #include "model/case.h"

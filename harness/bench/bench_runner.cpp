@@ -43,8 +43,8 @@ bool gates(Status s) { return s == Status::kFailed || s == Status::kError || s =
 ExecutionOptions options_for(const Case& c, const PlatformCatalog* catalog, const std::string& platform) {
   ExecutionOptions o;
   const PlatformConfig* p = catalog && !platform.empty() ? catalog->find(platform) : nullptr;
-  if (p && !c.inputs.empty()) {
-    const ToleranceOverride t = p->tolerance_for(c.op, dtype_name(c.inputs.front().dtype));
+  if (p) {
+    const ToleranceOverride t = p->tolerance_for(c.op, c.dtype);
     o.bound_override.atol = t.atol;
     o.bound_override.rtol = t.rtol;
   }
@@ -156,7 +156,7 @@ class BenchEngine {
   }
 
   static CaseResult error_result(const BenchJob& job, const std::string& message) {
-    CaseResult r = blank_result(*job.backend, job.impl_key, *job.test_case);
+    CaseResult r = blank_result(job.backend->name(), job.impl_key, *job.test_case);
     r.status = Status::kError;
     r.message = message;
     return r;
@@ -237,7 +237,7 @@ BenchJob copy_baseline_job(const BenchJob& op_job) {
 
 // Queries support up front: an unsupported case is recorded SKIPPED, never registered.
 std::optional<CaseResult> unsupported(BackendHandle& backend, const std::string& impl_key, const Case& c) {
-  CaseResult r = blank_result(backend, impl_key, c);
+  CaseResult r = blank_result(backend.name(), impl_key, c);
   try {
     OpCallBuilder call(c, impl_key, backend.devices().at(0).device);
     const SupportAnswer answer = backend.query(call.call());

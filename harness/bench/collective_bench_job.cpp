@@ -55,7 +55,7 @@ std::optional<double> CollectiveBenchJob::algbw_gbps() const {
 std::optional<double> CollectiveBenchJob::busbw_gbps(int ranks) const {
   const auto alg = algbw_gbps();
   if (!alg) return std::nullopt;
-  return *alg * bus_factor(spec.kind, ranks);
+  return *alg * spec.bus_factor(ranks);
 }
 
 }  // namespace opcert

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "check/collectives/collective_spec.h"
+#include "opkit/collective.h"
 #include "model/case.h"
 #include "model/case_result.h"
 

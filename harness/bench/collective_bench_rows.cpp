@@ -17,7 +17,7 @@ std::string gbps_cell(const std::optional<double>& v) { return v ? fmt::format("
 
 std::string op_cell(const CollectiveSpec& s, const Case& c) {
   if (s.reduces()) return fmt::format("{}.{}", c.op, reduce_op_name(s.reduce));
-  if (s.kind == CollectiveKind::kBroadcast) return fmt::format("{}.root{}", c.op, s.root);
+  if (s.rooted()) return fmt::format("{}.root{}", c.op, s.root);
   return c.op;
 }
 
@@ -110,14 +110,14 @@ json collective_bench_record_json(const CollectiveBenchJob& job, const std::vect
             {"count", job.spec.count},
             {"dtype", std::string(dtype_name(job.spec.dtype))},
             {"reduce_op", job.spec.reduces() ? json(std::string(reduce_op_name(job.spec.reduce))) : json(nullptr)},
-            {"root", job.spec.kind == CollectiveKind::kBroadcast ? json(job.spec.root) : json(nullptr)},
+            {"root", job.spec.rooted() ? json(job.spec.root) : json(nullptr)},
             {"in_place", job.spec.in_place},
             {"ranks", ranks},
             {"iters", settings.iters},
             {"warmup", settings.warmup},
             {"seconds_per_rank", per_rank},
             {"algbw_gbps", json_number(job.algbw_gbps())},
-            {"bus_factor", bus_factor(job.spec.kind, ranks)},
+            {"bus_factor", job.spec.bus_factor(ranks)},
             {"busbw_gbps", json_number(job.busbw_gbps(ranks))},
             {"peer_busbw_gbps", job.peer ? json(nullptr) : json_number(peer_busbw_gbps(job, jobs, ranks))},
             {"ratio_vs_peer", json_number(ratio_vs_peer(job, jobs, ranks))}}}};

@@ -45,10 +45,10 @@ std::vector<CollectiveBenchJob> plan(const std::vector<RunTarget>& targets, cons
     for (uint64_t asked : sizes) {
       CollectiveBenchJob job;
       job.spec = base;
-      job.spec.count = count_for_size(base.kind, base.dtype, asked, ranks);
+      job.spec.count = count_for_size(base, asked, ranks);
       if (job.spec.count == last_count) continue;  // tiny sizes that round to the same count
       last_count = job.spec.count;
-      job.bytes = size_of_count(base.kind, base.dtype, job.spec.count, ranks);
+      job.bytes = size_of_count(base, job.spec.count, ranks);
       job.backend_index = j.backend_index;
       job.backend = j.backend;
       job.impl_key = j.impl_key;

@@ -68,31 +68,13 @@ std::vector<uint64_t> sweep_sizes(const SweepSettings& s) {
   return sizes;
 }
 
-int64_t size_units(CollectiveKind kind, int ranks) {
-  switch (kind) {
-    case CollectiveKind::kAllGather:
-    case CollectiveKind::kReduceScatter:
-    case CollectiveKind::kAllToAll: return std::max(ranks, 1);
-    default: return 1;
-  }
-}
-
-int64_t count_for_size(CollectiveKind kind, opcert_dtype dtype, uint64_t bytes, int ranks) {
-  const uint64_t per_unit = dtype_bytes(dtype) * static_cast<uint64_t>(size_units(kind, ranks));
+int64_t count_for_size(const CollectiveSpec& spec, uint64_t bytes, int ranks) {
+  const uint64_t per_unit = dtype_bytes(spec.dtype) * static_cast<uint64_t>(spec.size_units(ranks));
   return std::max<int64_t>(1, static_cast<int64_t>(bytes / per_unit));
 }
 
-uint64_t size_of_count(CollectiveKind kind, opcert_dtype dtype, int64_t count, int ranks) {
-  return static_cast<uint64_t>(count) * dtype_bytes(dtype) * static_cast<uint64_t>(size_units(kind, ranks));
-}
-
-double bus_factor(CollectiveKind kind, int ranks) {
-  const double n = std::max(ranks, 1);
-  switch (kind) {
-    case CollectiveKind::kAllReduce: return 2.0 * (n - 1) / n;
-    case CollectiveKind::kBroadcast: return 1.0;
-    default: return (n - 1) / n;
-  }
+uint64_t size_of_count(const CollectiveSpec& spec, int64_t count, int ranks) {
+  return static_cast<uint64_t>(count) * dtype_bytes(spec.dtype) * static_cast<uint64_t>(spec.size_units(ranks));
 }
 
 }  // namespace opcert

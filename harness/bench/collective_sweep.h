@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "check/collectives/collective_spec.h"
+#include "opkit/collective.h"
 
 namespace opcert {
 
@@ -33,15 +33,10 @@ void validate_sweep(const SweepSettings& s);
 /// min, min*f, min*f^2, ... up to max (max itself is always last when the steps miss it).
 std::vector<uint64_t> sweep_sizes(const SweepSettings& s);
 
-/// The elements of one unit of `kind`'s count per "size" byte: the rank count for the ops that
-/// split their buffer among the ranks (all_gather, reduce_scatter, all_to_all), else 1.
-int64_t size_units(CollectiveKind kind, int ranks);
-/// The per-rank count (CollectiveSpec::count) of a size: at least 1.
-int64_t count_for_size(CollectiveKind kind, opcert_dtype dtype, uint64_t bytes, int ranks);
-/// The bytes nccl-tests calls the size of an op of `count` on `ranks` ranks.
-uint64_t size_of_count(CollectiveKind kind, opcert_dtype dtype, int64_t count, int ranks);
-/// busbw = algbw x this: all_reduce 2(n-1)/n, all_gather, reduce_scatter and all_to_all (n-1)/n,
-/// broadcast 1.
-double bus_factor(CollectiveKind kind, int ranks);
+/// The per-rank count (CollectiveSpec::count) of a size in `spec`'s dtype: at least 1. A size
+/// counts the larger of x and y, as nccl-tests does (CollectiveSpec::size_units).
+int64_t count_for_size(const CollectiveSpec& spec, uint64_t bytes, int ranks);
+/// The bytes nccl-tests calls the size of `spec` with `count` on `ranks` ranks.
+uint64_t size_of_count(const CollectiveSpec& spec, int64_t count, int ranks);
 
 }  // namespace opcert

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "bench/work_model.h"
+#include "opkit/work_model.h"
 #include "loader/platform/platform_config.h"
 
 namespace opcert {

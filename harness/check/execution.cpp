@@ -16,7 +16,7 @@ CaseResult execute_case(BackendHandle& backend, const std::string& impl_key, con
       prepared->launch();
       r = prepared->check();
     } catch (const std::exception& e) {
-      r = blank_result(backend, impl_key, c);
+      r = blank_result(backend.name(), impl_key, c);
       r.status = Status::kError;
       r.message = e.what();
     }

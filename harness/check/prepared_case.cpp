@@ -13,24 +13,13 @@
 
 namespace opcert {
 
-CaseResult blank_result(const BackendHandle& backend, const std::string& impl_key, const Case& c) {
-  CaseResult r;
-  r.backend = backend.name();
-  r.impl_key = impl_key;
-  r.suite = c.suite;
-  r.case_id = c.id;
-  r.op = c.op;
-  r.dtype = c.inputs.empty() ? "" : std::string(dtype_name(c.inputs.front().dtype));
-  return r;
-}
-
 PreparedCase::PreparedCase(BackendHandle& backend, const std::string& impl_key, const Case& c, opcert_device device,
                            const ExecutionOptions& options)
     : backend_(&backend), impl_key_(impl_key), case_(&c), device_(device), options_(options), call_(c, impl_key, device) {}
 
 std::unique_ptr<PreparedCase> PreparedCase::prepare(BackendHandle& backend, const std::string& impl_key, const Case& c,
                                                     const ExecutionOptions& options, CaseResult& early) {
-  early = blank_result(backend, impl_key, c);
+  early = blank_result(backend.name(), impl_key, c);
   const auto fail = [&](Status status, std::string message) -> std::unique_ptr<PreparedCase> {
     early.status = status;
     early.message = std::move(message);
@@ -80,7 +69,7 @@ std::size_t PreparedCase::device_bytes() const {
 
 CaseResult PreparedCase::check() {
   const Case& c = *case_;
-  CaseResult r = blank_result(*backend_, impl_key_, c);
+  CaseResult r = blank_result(backend_->name(), impl_key_, c);
   const auto finish = [&](Status status, std::string message) {
     r.status = status;
     r.message = std::move(message);

@@ -55,7 +55,4 @@ class PreparedCase {
   std::vector<DeviceBuffer> in_buffers_, out_buffers_;
 };
 
-/// The result skeleton of (backend, impl, case): names filled in, status and metrics not.
-CaseResult blank_result(const BackendHandle& backend, const std::string& impl_key, const Case& c);
-
 }  // namespace opcert

@@ -12,10 +12,11 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "check/ops/op_registry.h"
+#include "check/case_id.h"
 #include "loader/file_digest.h"
+#include "model/dtype.h"
 #include "model/input_error.h"
-#include "model/op_catalogue.h"
+#include "opkit/op_registry.h"
 #include "model/strict_json.h"
 
 namespace opcert {
@@ -23,7 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-using check_ops::OpBuilderEntry;
 
 const std::set<std::string> kSuiteFields{"suite_format", "description", "defaults", "tags", "cases"};
 const std::set<std::string> kCaseFields{"op", "id", "tags", "params", "grid"};
@@ -31,12 +31,6 @@ const std::set<std::string> kCaseFields{"op", "id", "tags", "params", "grid"};
 [[noreturn]] void input_error(const std::string& message) { throw InputError(one_line(message)); }
 
 std::string names(const std::set<std::string>& items) { return fmt::format("{}", fmt::join(items, ", ")); }
-
-std::string buildable_ops() {
-  std::vector<std::string_view> ops;
-  for (const auto& e : check_ops::op_builders()) ops.push_back(e.op);
-  return fmt::format("{}", fmt::join(ops, ", "));
-}
 
 std::vector<std::string> string_list(const json& v, const std::string& where) {
   std::vector<std::string> out;
@@ -135,13 +129,10 @@ class Expander {
     if (!entry.is_object()) input_error(fmt::format("{} must be an object with at least \"op\"", where));
     check_fields(entry, kCaseFields, where);
     if (!entry.contains("op") || !entry["op"].is_string())
-      input_error(fmt::format("{}: missing \"op\" (one of {})", where, buildable_ops()));
+      input_error(fmt::format("{}: missing \"op\" (one of {})", where, registered_op_names()));
     const auto op = entry["op"].get<std::string>();
-    const OpBuilderEntry* builder = check_ops::find_op_builder(op);
-    if (!builder) {
-      input_error(fmt::format("{}: {} '{}'; ops with case builders: {}", where,
-                              find_op(op) ? "no case builder for op" : "unknown op", op, buildable_ops()));
-    }
+    const OpDescriptor* builder = find_op(op);
+    if (!builder) input_error(fmt::format("{}: unknown op '{}'; known ops: {}", where, op, registered_op_names()));
 
     json params = defaults_.all;
     if (auto it = defaults_.per_op.find(op); it != defaults_.per_op.end()) params.update(it->second);
@@ -173,10 +164,10 @@ class Expander {
       p.update(points[g]);
       std::string id;
       if (explicit_id && has_grid)
-        id = *explicit_id + "." + check_ops::id_tokens(*builder, p, &grid_keys);
+        id = *explicit_id + "." + id_tokens(builder->params(), p, &grid_keys);
       else if (explicit_id)
         id = *explicit_id;
-      else if (auto tokens = check_ops::id_tokens(*builder, p); !tokens.empty())
+      else if (auto tokens = id_tokens(builder->params(), p); !tokens.empty())
         id = op + "." + tokens;
       else
         id = op;
@@ -186,7 +177,7 @@ class Expander {
   }
 
  private:
-  void add(const OpBuilderEntry& builder, std::string id, const std::string& label, const json& params,
+  void add(const OpDescriptor& builder, std::string id, const std::string& label, const json& params,
            const std::vector<std::string>& tags, std::size_t index) {
     if (auto [it, inserted] = seen_.emplace(id, label); !inserted)
       input_error(fmt::format("{}: duplicate case id '{}' from {} and {}; give one of them an explicit \"id\"", suite_.path,
@@ -194,11 +185,14 @@ class Expander {
     Case c;
     c.suite = suite_.name;
     c.id = id;
-    c.op = std::string(builder.op);
+    c.op = std::string(builder.name);
     c.seed = seed_;
     c.tags = tags;
     try {
       builder.build(params, c);
+      // Reports and tolerance overrides key on it: an op folder must declare it.
+      if (!is_declared_dtype(c.dtype))
+        throw std::invalid_argument(fmt::format("op '{}' declared dtype '{}' for it, which is not a dtype label", c.op, c.dtype));
     } catch (const std::invalid_argument& e) {
       input_error(fmt::format("{}: cases[{}] ({}): {}", suite_.path, index, id, e.what()));
     } catch (const nlohmann::json::exception& e) {

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/build_info.h"
-#include "model/op_catalogue.h"
+#include "opkit/op_registry.h"
 
 namespace opcert {
 namespace {
@@ -66,10 +66,10 @@ json list_document(const std::vector<BackendHandle*>& backends, const Registry& 
   doc["unavailable"] = json::array();
   for (const auto& u : registry.unavailable()) doc["unavailable"].push_back({{"source", u.source}, {"reason", u.reason}});
   doc["ops"] = json::array();
-  for (const auto& op : op_catalogue())
-    doc["ops"].push_back({{"name", op.name},
-                          {"family", op.family == OpFamily::kCollective ? "collective" : "compute"},
-                          {"summary", op.summary}});
+  for (const OpDescriptor* op : registered_ops())
+    doc["ops"].push_back({{"name", op->name},
+                          {"family", op->family == OpFamily::kCollective ? "collective" : "compute"},
+                          {"summary", op->summary}});
   doc["platforms"] = json::array();
   for (const auto& p : platforms.all())
     doc["platforms"].push_back({{"name", p.name}, {"backend", p.backend}, {"device", p.device}, {"source", p.source}});

@@ -10,7 +10,7 @@
 #include "cli/cli_context.h"
 #include "cli/verbs.h"
 #include "model/input_error.h"
-#include "model/op_catalogue.h"
+#include "opkit/op_registry.h"
 #include "ranks/launch_env.h"
 #include "ranks/world.h"
 #include "run/job_list.h"
@@ -51,7 +51,7 @@ bool selects_collectives(const Suite& suite, const BenchFlags& flags, const CLI:
                          const std::vector<std::string>& benchmark_flags) {
   std::size_t collectives = 0, compute = 0;
   for (std::size_t i : filter_cases(suite.cases, flags.filter)) {
-    const OpEntry* op = find_op(suite.cases[i].op);
+    const OpDescriptor* op = find_op(suite.cases[i].op);
     (op != nullptr && op->family == OpFamily::kCollective ? collectives : compute) += 1;
   }
   // Said here, before the flags are judged against what was selected: nothing was.

@@ -11,7 +11,7 @@
 #include "cli/verbs.h"
 #include "model/exit_codes.h"
 #include "model/input_error.h"
-#include "model/op_catalogue.h"
+#include "opkit/op_registry.h"
 #include "ranks/launch_env.h"
 #include "ranks/world.h"
 #include "run/collective_runner.h"
@@ -46,7 +46,7 @@ std::string absolute(const std::string& path) { return std::filesystem::absolute
 bool selects_collectives(const Suite& suite, const std::string& filter, const std::string& asked) {
   std::size_t collectives = 0, compute = 0;
   for (std::size_t i : filter_cases(suite.cases, filter)) {
-    const OpEntry* op = find_op(suite.cases[i].op);
+    const OpDescriptor* op = find_op(suite.cases[i].op);
     (op != nullptr && op->family == OpFamily::kCollective ? collectives : compute) += 1;
   }
   if (collectives > 0 && compute > 0)

@@ -1,6 +1,6 @@
 // One conformance case: an op called with fully specified operands and attributes, and the
 // seed its inputs are generated from. Built from a suite entry by the op's case builder
-// (harness/check/ops/), run on a backend, compared with the reference.
+// (harness/ops/<op>/), run on a backend, compared with the reference.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +17,10 @@ enum class FillMode { kRandom, kExact };
 struct Case {
   std::string suite;   // "smoke", "sweeps/gemm", a file path
   std::string id;      // unique within the suite: "gemm.bf16.m128n256k512.nk.bias"
-  std::string op;      // catalogue op
+  std::string op;      // catalogue op (harness/ops/<op>/)
+  /// What reports and platform tolerance overrides call its dtypes, as the op declares it:
+  /// "bf16", "e4m3->bf16", "int8->int32" (opkit::declared_dtype).
+  std::string dtype;
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
   Attrs attrs;

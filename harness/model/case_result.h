@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/case.h"
 #include "model/status.h"
 
 namespace opcert {
@@ -43,7 +44,7 @@ struct CaseResult {
   std::string suite;
   std::string case_id;
   std::string op;
-  std::string dtype;        // the case's main dtype, for the summary table
+  std::string dtype;        // the case's declared dtype (Case::dtype): reports, tolerance overrides
   Status status = Status::kError;
   std::string message;      // why: the skip reason, the error, the first failing check
   std::vector<TensorMetrics> metrics;
@@ -58,5 +59,9 @@ struct CaseResult {
   /// The rank that measured this result, for collectives run across ranks (absent otherwise).
   std::optional<int> rank;
 };
+
+/// The result of (backend, implementation, case) before anything is measured: the names filled in
+/// from the case, status ERROR and no metrics. Every result starts here.
+CaseResult blank_result(const std::string& backend, const std::string& impl_key, const Case& c);
 
 }  // namespace opcert

@@ -37,6 +37,28 @@ std::optional<opcert_dtype> parse_dtype(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view dtype_short_name(opcert_dtype dtype) {
+  if (dtype == OPCERT_DTYPE_F8_E4M3FN) return "e4m3";
+  if (dtype == OPCERT_DTYPE_F8_E5M2) return "e5m2";
+  return dtype_name(dtype);
+}
+
+std::optional<opcert_dtype> parse_dtype_or_short(std::string_view name) {
+  if (name == "e4m3") return OPCERT_DTYPE_F8_E4M3FN;
+  if (name == "e5m2") return OPCERT_DTYPE_F8_E5M2;
+  return parse_dtype(name);
+}
+
+bool is_declared_dtype(std::string_view label) {
+  const auto arrow = label.find("->");
+  if (arrow == std::string_view::npos) return parse_dtype_or_short(label).has_value();
+  const std::string_view in = label.substr(0, arrow), out = label.substr(arrow + 2);
+  if (!parse_dtype_or_short(out)) return false;
+  const auto times = in.find('x');
+  if (times == std::string_view::npos) return parse_dtype_or_short(in).has_value();
+  return parse_dtype_or_short(in.substr(0, times)) && parse_dtype_or_short(in.substr(times + 1));
+}
+
 std::size_t dtype_bytes(opcert_dtype dtype) {
   for (const auto& e : kDtypes)
     if (e.dtype == dtype) return e.bytes;

@@ -1,42 +1,42 @@
-// compute_reference: dispatches a case to its op's reference and returns the outputs in the
-// order the case lists them.
+// compute_reference: finds the case's op reference in the table the op folders fill, and returns
+// the outputs in the order the case lists them.
 #include "reference/reference.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
 #include <stdexcept>
-#include <string_view>
+#include <string>
 
-#include "model/op_catalogue.h"
-#include "reference/ops/ops.h"
+#include "opkit/op_registry.h"
 
 namespace opcert {
 namespace {
 
-using reference_detail::OpReference;
-
-OpReference reference_of(std::string_view op) {
-  namespace r = reference_detail;
-  static constexpr std::pair<std::string_view, OpReference> kTable[] = {
-      {"gemm", r::gemm_reference},         {"gemm_fp8", r::gemm_fp8_reference},
-      {"gemm_int8", r::gemm_int8_reference}, {"quantize", r::quantize_reference},
-      {"attention", r::attention_reference}, {"rms_norm", r::rms_norm_reference},
-      {"layer_norm", r::layer_norm_reference}, {"rope", r::rope_reference},
-      {"softmax", r::softmax_reference},
-  };
-  for (const auto& [name, fn] : kTable)
-    if (name == op) return fn;
-  return nullptr;
+// A function-local static: registrations run during static initialisation, in any order.
+std::map<std::string, OpReference, std::less<>>& references() {
+  static std::map<std::string, OpReference, std::less<>> table;
+  return table;
 }
 
 }  // namespace
 
+void register_reference(std::string_view op, OpReference reference) {
+  if (!references().emplace(std::string(op), reference).second) {
+    std::fprintf(stderr, "opcert: two golden references for op '%.*s'; each op folder must register one\n",
+                 static_cast<int>(op.size()), op.data());
+    std::abort();
+  }
+}
+
 std::vector<ReferenceOutput> compute_reference(const Case& c, std::span<const HostTensor> inputs, const SamplePlan& sample) {
-  const OpReference fn = reference_of(c.op);
-  if (fn == nullptr) {
-    const OpEntry* entry = find_op(c.op);
-    if (entry != nullptr && entry->family == OpFamily::kCollective)
+  const auto found = references().find(c.op);
+  if (found == references().end()) {
+    const OpDescriptor* op = find_op(c.op);
+    if (op != nullptr && op->family == OpFamily::kCollective)
       throw std::invalid_argument(fmt::format("{}: collectives are checked per rank, not by the golden reference", c.op));
     throw std::invalid_argument(fmt::format("no golden reference for op '{}'", c.op));
   }
@@ -44,7 +44,7 @@ std::vector<ReferenceOutput> compute_reference(const Case& c, std::span<const Ho
     if (c.find_output(name) == nullptr)
       throw std::invalid_argument(fmt::format("{}: the sample plan names '{}', which is not an output of the case", c.op, name));
 
-  std::vector<ReferenceOutput> computed = fn(c, inputs, sample);
+  std::vector<ReferenceOutput> computed = found->second(c, inputs, sample);
   std::vector<ReferenceOutput> ordered;
   ordered.reserve(c.outputs.size());
   for (const TensorSpec& spec : c.outputs) {

@@ -3,37 +3,23 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/case.h"
 #include "model/host_tensor.h"
+#include "opkit/reference_output.h"
 
 namespace opcert {
-
-/// The golden values of one output operand, with what the tolerance model needs per element.
-struct ReferenceOutput {
-  std::string name;              // the output operand ("c", "o", "lse", ...)
-  std::vector<int64_t> indices;  // flat row-major indices computed; empty means all, in order
-  std::vector<double> values;    // the exact result per element (before any output rounding)
-  /// Scale of the terms that produced each element, e.g. sum_k |a*b| for a dot product;
-  /// rounding errors are measured against it (docs/TOLERANCES.md, per op).
-  std::vector<double> magnitude;
-  /// Op-specific growth factor of the internal fp32 error (e.g. attention's score magnitude);
-  /// empty when the op has none.
-  std::vector<double> condition;
-};
-
-/// Which flat indices of each output to compute; an output not named is computed whole.
-using SamplePlan = std::map<std::string, std::vector<int64_t>>;
 
 /// Golden outputs for `c`. `inputs` hold the exact bytes the backend received, in the order of
 /// c.inputs. Throws std::invalid_argument for a case the contract does not define.
 ///
 /// One ReferenceOutput per output operand, in the order of c.outputs. Computed on the CPU in
-/// fp64 with LibTorch (harness/reference/ops/<op>.cpp, one file per op; collectives have none).
+/// fp64 with LibTorch by the op's registered reference (harness/ops/<op>/<op>_reference.cpp;
+/// collectives have none: each rank checks its own output exactly).
 /// Values are exact results before rounding into the output dtype, except where the contract
 /// itself rounds an intermediate (rms_norm/layer_norm normalise the rounded residual; quantize
 /// divides by the fp32-rounded scale). Per op (docs/TOLERANCES.md uses them):
@@ -52,4 +38,27 @@ using SamplePlan = std::map<std::string, std::vector<int64_t>>;
 std::vector<ReferenceOutput> compute_reference(const Case& c, std::span<const HostTensor> inputs,
                                                const SamplePlan& sample = {});
 
+/// One op's golden reference: the outputs the case lists, in any order (compute_reference orders
+/// them and checks the sample plan first). Throws std::invalid_argument for a case the contract
+/// does not define.
+using OpReference = std::vector<ReferenceOutput> (*)(const Case&, std::span<const HostTensor>, const SamplePlan&);
+
+/// Adds `op`'s reference (at static initialisation, through OPCERT_REGISTER_REFERENCE in the op's
+/// folder); a second one for the same op stops the program with a message naming it.
+void register_reference(std::string_view op, OpReference reference);
+
+namespace detail {
+struct ReferenceRegistration {
+  ReferenceRegistration(std::string_view op, OpReference reference) { register_reference(op, reference); }
+};
+}  // namespace detail
+
 }  // namespace opcert
+
+/// Registers `fn` as the golden reference of the op named `op` when the program starts.
+#define OPCERT_REGISTER_REFERENCE(op, fn)                                                                     \
+  namespace {                                                                                                 \
+  const ::opcert::detail::ReferenceRegistration OPCERT_REGISTER_REFERENCE_NAME(__LINE__){op, fn}; \
+  }
+#define OPCERT_REGISTER_REFERENCE_NAME2(line) opcert_reference_registration_##line
+#define OPCERT_REGISTER_REFERENCE_NAME(line) OPCERT_REGISTER_REFERENCE_NAME2(line)

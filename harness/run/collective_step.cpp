@@ -11,7 +11,7 @@ std::unique_ptr<PreparedCollective> prepare_collective_step(BackendHandle& backe
                                                             const Communicator& comm, const World& world,
                                                             CaseResult& result) {
   if (comm.comm != nullptr) return PreparedCollective::prepare(backend, impl_key, c, device, {world.rank(), world.size()}, result);
-  result = blank_result(backend, impl_key, c);
+  result = blank_result(backend.name(), impl_key, c);
   result.rank = world.rank();
   result.status = Status::kError;
   result.message = fmt::format("rank {}: no communicator: {}", world.rank(), comm.error);
@@ -20,7 +20,7 @@ std::unique_ptr<PreparedCollective> prepare_collective_step(BackendHandle& backe
 
 CaseResult failed_collective_step(BackendHandle& backend, const std::string& impl_key, const Case& c,
                                   const World& world, const std::exception& e, Communicator& comm, std::string_view step) {
-  CaseResult r = blank_result(backend, impl_key, c);
+  CaseResult r = blank_result(backend.name(), impl_key, c);
   r.rank = world.rank();
   r.status = collective_failure_status(e);
   r.message = fmt::format("rank {}: {}", world.rank(), e.what());

@@ -42,7 +42,7 @@ void RankRecord::begin_job(std::size_t job) {
 
 CaseResult RankRecord::synthesized(std::size_t job, int rank, Status status, const std::string& message) const {
   const Job& j = jobs_[job];
-  CaseResult r = blank_result(*targets_[j.backend_index].backend, j.impl_key, suite_->cases[j.case_index]);
+  CaseResult r = blank_result(targets_[j.backend_index].backend->name(), j.impl_key, suite_->cases[j.case_index]);
   r.status = status;
   r.message = message;
   r.rank = rank;

@@ -35,17 +35,13 @@ class LineReader {
   std::string buffer_;
 };
 
-CaseResult error_result(const BackendHandle& backend, const JobRequest& job, const Case* c, const std::string& suite,
+// A job the worker cannot run: the case is unknown here (no op, no dtype) or the line was garbled.
+CaseResult error_result(const BackendHandle& backend, const JobRequest& job, const std::string& suite,
                         const std::string& message) {
-  CaseResult r;
-  r.backend = backend.name();
-  r.impl_key = job.impl_key;
-  r.case_id = job.case_id;
-  r.suite = c ? c->suite : suite;
-  if (c) {
-    r.op = c->op;
-    if (!c->inputs.empty()) r.dtype = std::string(dtype_name(c->inputs.front().dtype));
-  }
+  Case unknown;
+  unknown.suite = suite;
+  unknown.id = job.case_id;
+  CaseResult r = blank_result(backend.name(), job.impl_key, unknown);
   r.status = Status::kError;
   r.message = message;
   return r;
@@ -78,13 +74,13 @@ bool serve_jobs(BackendHandle& backend, const Suite& suite, int in_fd, int out_f
       job = decode_job(line);
       const auto it = by_id.find(job.case_id);
       if (it == by_id.end()) {
-        result = error_result(backend, job, nullptr, suite.name,
+        result = error_result(backend, job, suite.name,
                               "the worker's suite '" + suite.name + "' has no case '" + job.case_id + "'");
       } else {
         result = execute_case(backend, job.impl_key, *it->second, options_for(*it->second));
       }
     } catch (const std::exception& e) {
-      result = error_result(backend, job, nullptr, suite.name, std::string("the worker could not run the job: ") + e.what());
+      result = error_result(backend, job, suite.name, std::string("the worker could not run the job: ") + e.what());
     }
     if (!write_all(out_fd, encode_result(result))) return false;
   }

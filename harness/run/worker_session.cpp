@@ -23,13 +23,7 @@ std::string seconds_text(std::chrono::milliseconds d) {
 
 CaseResult WorkerSession::synthesized(const JobRequest& job, const Case& c, Status status, const std::string& message,
                                       double duration_ms) const {
-  CaseResult r;
-  r.backend = launch_.backend;
-  r.impl_key = job.impl_key;
-  r.suite = c.suite;
-  r.case_id = c.id;
-  r.op = c.op;
-  r.dtype = c.inputs.empty() ? "" : std::string(dtype_name(c.inputs.front().dtype));
+  CaseResult r = blank_result(launch_.backend, job.impl_key, c);
   r.status = status;
   r.message = message;
   r.duration_ms = duration_ms;

@@ -10,6 +10,13 @@
 namespace opcert {
 namespace {
 
+// Collective `op` in `dtype` with the other fields at their defaults.
+CollectiveSpec spec(const char* op, opcert_dtype dtype = OPCERT_DTYPE_F32) {
+  CollectiveSpec s = CollectiveSpec::of_op(op);
+  s.dtype = dtype;
+  return s;
+}
+
 TEST(ByteSize, ParsesPlainAndSuffixedSizes) {
   EXPECT_EQ(parse_byte_size("4096", "--min-bytes"), 4096u);
   EXPECT_EQ(parse_byte_size("1K", "--min-bytes"), 1024u);
@@ -63,34 +70,34 @@ TEST(Sweep, BadRangesAreInputErrors) {
 TEST(Sweep, CountsFollowNcclTestsMeaningOfSize) {
   const uint64_t mib = 1 << 20;
   // all_reduce and broadcast: the buffer.
-  EXPECT_EQ(count_for_size(CollectiveKind::kAllReduce, OPCERT_DTYPE_F32, mib, 4), 262144);
-  EXPECT_EQ(count_for_size(CollectiveKind::kBroadcast, OPCERT_DTYPE_BF16, mib, 4), 524288);
+  EXPECT_EQ(count_for_size(spec("all_reduce", OPCERT_DTYPE_F32), mib, 4), 262144);
+  EXPECT_EQ(count_for_size(spec("broadcast", OPCERT_DTYPE_BF16), mib, 4), 524288);
   // all_gather: the output; reduce_scatter: the input; all_to_all: the send buffer; all split by the ranks.
-  EXPECT_EQ(count_for_size(CollectiveKind::kAllGather, OPCERT_DTYPE_F32, mib, 4), 65536);
-  EXPECT_EQ(count_for_size(CollectiveKind::kReduceScatter, OPCERT_DTYPE_F32, mib, 4), 65536);
-  EXPECT_EQ(count_for_size(CollectiveKind::kAllToAll, OPCERT_DTYPE_F32, mib, 4), 65536);
+  EXPECT_EQ(count_for_size(spec("all_gather", OPCERT_DTYPE_F32), mib, 4), 65536);
+  EXPECT_EQ(count_for_size(spec("reduce_scatter", OPCERT_DTYPE_F32), mib, 4), 65536);
+  EXPECT_EQ(count_for_size(spec("all_to_all", OPCERT_DTYPE_F32), mib, 4), 65536);
   // Rounded down so that it divides among 3 ranks; the size reported is what actually moves.
-  const int64_t c = count_for_size(CollectiveKind::kAllGather, OPCERT_DTYPE_F32, 1024, 3);
+  const int64_t c = count_for_size(spec("all_gather", OPCERT_DTYPE_F32), 1024, 3);
   EXPECT_EQ(c, 85);
-  EXPECT_EQ(size_of_count(CollectiveKind::kAllGather, OPCERT_DTYPE_F32, c, 3), 1020u);
+  EXPECT_EQ(size_of_count(spec("all_gather", OPCERT_DTYPE_F32), c, 3), 1020u);
   // Never below one element.
-  EXPECT_EQ(count_for_size(CollectiveKind::kAllToAll, OPCERT_DTYPE_F32, 4, 8), 1);
+  EXPECT_EQ(count_for_size(spec("all_to_all", OPCERT_DTYPE_F32), 4, 8), 1);
 }
 
 TEST(Sweep, BusFactorsAreNcclTests) {
-  EXPECT_DOUBLE_EQ(bus_factor(CollectiveKind::kAllReduce, 2), 1.0);
-  EXPECT_DOUBLE_EQ(bus_factor(CollectiveKind::kAllReduce, 4), 1.5);
-  EXPECT_DOUBLE_EQ(bus_factor(CollectiveKind::kAllGather, 4), 0.75);
-  EXPECT_DOUBLE_EQ(bus_factor(CollectiveKind::kReduceScatter, 2), 0.5);
-  EXPECT_DOUBLE_EQ(bus_factor(CollectiveKind::kAllToAll, 8), 0.875);
-  EXPECT_DOUBLE_EQ(bus_factor(CollectiveKind::kBroadcast, 8), 1.0);
-  EXPECT_DOUBLE_EQ(bus_factor(CollectiveKind::kAllReduce, 1), 0.0);
+  EXPECT_DOUBLE_EQ(spec("all_reduce").bus_factor(2), 1.0);
+  EXPECT_DOUBLE_EQ(spec("all_reduce").bus_factor(4), 1.5);
+  EXPECT_DOUBLE_EQ(spec("all_gather").bus_factor(4), 0.75);
+  EXPECT_DOUBLE_EQ(spec("reduce_scatter").bus_factor(2), 0.5);
+  EXPECT_DOUBLE_EQ(spec("all_to_all").bus_factor(8), 0.875);
+  EXPECT_DOUBLE_EQ(spec("broadcast").bus_factor(8), 1.0);
+  EXPECT_DOUBLE_EQ(spec("all_reduce").bus_factor(1), 0.0);
 }
 
 CollectiveBenchJob row(bool peer, std::vector<std::optional<double>> seconds, Status status = Status::kPassed) {
   CollectiveBenchJob j;
   j.peer = peer;
-  j.spec.kind = CollectiveKind::kAllReduce;
+  j.spec = spec("all_reduce");
   j.bytes = 1'000'000'000;
   j.seconds = std::move(seconds);
   for (std::size_t r = 0; r < j.seconds.size(); ++r) {

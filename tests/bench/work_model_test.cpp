@@ -1,6 +1,6 @@
 // The flop and byte model of docs/OPS.md "Work model": hand-worked numbers on cases built by the
 // real case builders (so operand and attribute names are the ones bench will see).
-#include "bench/work_model.h"
+#include "opkit/work_model.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,6 @@
 #include <string>
 
 #include "check/build_case.h"
-#include "check/case_builder.h"
 
 namespace opcert {
 namespace {

@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "check/case_builder.h"
 #include "model/case.h"
+#include "opkit/op_registry.h"
 
 namespace opcert::test {
 
@@ -16,9 +16,9 @@ inline Case build_case(const std::string& op, const nlohmann::json& params) {
   Case c;
   c.op = op;
   c.id = op + ".test";
-  auto builder = case_builder(op);
-  if (!builder) throw std::logic_error("no builder for " + op);
-  builder(params, c);
+  const OpDescriptor* descriptor = find_op(op);
+  if (!descriptor) throw std::logic_error("no op " + op);
+  descriptor->build(params, c);
   return c;
 }
 

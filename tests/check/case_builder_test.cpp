@@ -1,7 +1,6 @@
 // Case builders: suite parameters -> the operands of docs/OPS.md (names, shapes, dtypes),
 // attributes, fills; and a clear std::invalid_argument for every bad parameter.
 #include "check/build_case.h"
-#include "check/case_builder.h"
 
 #include <gtest/gtest.h>
 
@@ -50,9 +49,13 @@ using Names = std::vector<std::string>;
 
 TEST(CaseBuilder, EveryCatalogueOpHasOne) {
   for (const char* op : {"gemm", "gemm_fp8", "gemm_int8", "quantize", "attention", "rms_norm", "layer_norm", "rope",
-                         "softmax", "all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all"})
-    EXPECT_NE(case_builder(op), nullptr) << op;
-  EXPECT_EQ(case_builder("nonsense"), nullptr);
+                         "softmax", "all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all"}) {
+    const OpDescriptor* d = find_op(op);
+    ASSERT_NE(d, nullptr) << op;
+    EXPECT_NE(d->build, nullptr) << op;
+    EXPECT_NE(d->params, nullptr) << op;
+  }
+  EXPECT_EQ(find_op("nonsense"), nullptr);
 }
 
 TEST(CaseBuilder, GemmOperandsFollowOpsMd) {

@@ -252,7 +252,7 @@ TEST(Suite, EveryBadInputIsOneClearLine) {
       {"unknown_case_field", suite_with(R"([{"op": "softmax", "parms": {}}])"),
        ": cases[0]: unknown field 'parms'; known: grid, id, op, params, tags"},
       {"unknown_op", suite_with(R"([{"op": "gemmm"}])"),
-       ": cases[0]: unknown op 'gemmm'; ops with case builders: gemm, gemm_fp8, gemm_int8, quantize, attention, rms_norm, "
+       ": cases[0]: unknown op 'gemmm'; known ops: gemm, gemm_fp8, gemm_int8, quantize, attention, rms_norm, "
        "layer_norm, rope, softmax, all_reduce, all_gather, reduce_scatter, broadcast, all_to_all"},
       {"collective", suite_with(R"([{"op": "all_reduce", "params": {"dtype": "fp32"}}])"),
        ": cases[0] (all_reduce.fp32): missing required parameter 'count' for all_reduce"},

@@ -14,10 +14,13 @@
 #include "check/compare.h"
 #include "check/fill.h"
 #include "check/tf32_rounding.h"
-#include "model/tf32.h"
+#include "ops/gemm/gemm_tf32.h"
 
 namespace opcert {
 namespace {
+
+using ops::gemm::allows_tf32;
+using ops::gemm::kTf32UnitRoundoff;
 
 using ::testing::HasSubstr;
 using nlohmann::json;

@@ -27,7 +27,7 @@ PreparedCollective::PreparedCollective(BackendHandle& backend, const std::string
 std::unique_ptr<PreparedCollective> PreparedCollective::prepare(BackendHandle& backend, const std::string& impl_key,
                                                                 const Case& c, opcert_device device, RankPlace place,
                                                                 CaseResult& early) {
-  early = blank_result(backend, impl_key, c);
+  early = blank_result(backend.name(), impl_key, c);
   early.rank = place.rank;
   const auto fail = [&](Status status, std::string message) -> std::unique_ptr<PreparedCollective> {
     early.status = status;
@@ -85,7 +85,7 @@ void PreparedCollective::launch(opcert_comm* comm) { backend_->run(call_->call()
 std::size_t PreparedCollective::input_bytes() const { return sized_.inputs[0].bytes(); }
 
 CaseResult PreparedCollective::check() {
-  CaseResult r = blank_result(*backend_, impl_key_, *case_);
+  CaseResult r = blank_result(backend_->name(), impl_key_, *case_);
   r.rank = place_.rank;
   HostTensor y(sized_.outputs[0]);
   std::string oob;

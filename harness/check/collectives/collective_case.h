@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "check/collectives/collective_spec.h"
+#include "opkit/collective.h"
 #include "check/collectives/rank_inputs.h"
 #include "check/device_buffer.h"
 #include "check/op_call_builder.h"

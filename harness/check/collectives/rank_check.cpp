@@ -13,23 +13,6 @@ namespace {
 
 bool power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
-double combine(ReduceOp op, double acc, double v) {
-  switch (op) {
-    case ReduceOp::kMax: return std::max(acc, v);
-    case ReduceOp::kMin: return std::min(acc, v);
-    default: return acc + v;
-  }
-}
-
-// reduce_op over every rank's element `i`, with avg's division as the contract states it.
-double reduced(const CollectiveSpec& spec, const RankInputs& inputs, int64_t i) {
-  double acc = inputs.value(0, i);
-  for (int r = 1; r < inputs.ranks(); ++r) acc = combine(spec.reduce, acc, inputs.value(r, i));
-  if (spec.reduce != ReduceOp::kAvg) return acc;
-  const double n = inputs.ranks();
-  return spec.dtype == OPCERT_DTYPE_I32 ? std::trunc(acc / n) : acc / n;
-}
-
 std::string shown(double v) { return fmt::format("{}", v); }
 
 // y[i] = value(i) for every i, across the cores: hundreds of MiB per rank are checked on the host,
@@ -99,30 +82,13 @@ void merge(ChunkFigures& into, const ChunkFigures& c) {
 ExpectedOutput expected_output(const CollectiveSpec& spec, const RankInputs& inputs, int rank) {
   const int n = inputs.ranks();
   if (rank < 0 || rank >= n) throw std::invalid_argument(fmt::format("rank {} is outside a world of {}", rank, n));
+  // Said here, not inside the parallel fill, where an exception could not be caught.
+  if (spec.rooted() && !spec.root_rank(n))
+    throw std::invalid_argument(fmt::format("root {} names no rank of a world of {}", spec.root, n));
   ExpectedOutput out;
-  const int64_t count = spec.count;
   out.values.resize(static_cast<std::size_t>(spec.output_elements(n)));
   auto& y = out.values;
-  switch (spec.kind) {
-    case CollectiveKind::kAllReduce:
-      fill_parallel(y, [&](int64_t i) { return reduced(spec, inputs, i); });
-      break;
-    case CollectiveKind::kReduceScatter:
-      fill_parallel(y, [&](int64_t i) { return reduced(spec, inputs, rank * count + i); });
-      break;
-    case CollectiveKind::kAllGather:
-      fill_parallel(y, [&](int64_t i) { return inputs.value(static_cast<int>(i / count), i % count); });
-      break;
-    case CollectiveKind::kBroadcast: {
-      const auto root = spec.root_rank(n);
-      if (!root) throw std::invalid_argument(fmt::format("root {} names no rank of a world of {}", spec.root, n));
-      fill_parallel(y, [&](int64_t i) { return inputs.value(*root, i); });
-      break;
-    }
-    case CollectiveKind::kAllToAll:
-      fill_parallel(y, [&](int64_t i) { return inputs.value(static_cast<int>(i / count), rank * count + i % count); });
-      break;
-  }
+  fill_parallel(y, [&](int64_t i) { return spec.traits->expected(spec, inputs, rank, i); });
   fill_parallel(y, [&](int64_t i) { return round_to(spec.dtype, y[static_cast<std::size_t>(i)]); });
   // avg scales by 1/n; unless n is a power of two that factor is inexact, each scaled term and
   // each partial sum may round: (n + 1) unit roundoffs of the largest input (docs/OPS.md).

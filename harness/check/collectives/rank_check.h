@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "check/collectives/collective_spec.h"
+#include "opkit/collective.h"
 #include "check/collectives/rank_inputs.h"
 #include "model/case_result.h"
 #include "model/host_tensor.h"

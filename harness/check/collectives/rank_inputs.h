@@ -8,20 +8,20 @@
 #include <string_view>
 #include <vector>
 
-#include "check/collectives/collective_spec.h"
+#include "opkit/collective.h"
 #include "check/philox.h"
 #include "model/host_tensor.h"
 
 namespace opcert {
 
-class RankInputs {
+class RankInputs : public RankValues {
  public:
   RankInputs(const CollectiveSpec& spec, uint64_t seed, std::string_view case_id, int ranks);
 
-  int ranks() const { return ranks_; }
+  int ranks() const override { return ranks_; }
   int64_t bound() const { return bound_; }
   /// Element i of rank `rank`'s x, exactly (it is representable in the case's dtype).
-  double value(int rank, int64_t i) const;
+  double value(int rank, int64_t i) const override;
   /// Rank `rank`'s x, stored in the case's dtype.
   HostTensor tensor(int rank) const;
 

@@ -10,7 +10,7 @@
 
 #include "model/dtype.h"
 #include "model/input_error.h"
-#include "model/op_catalogue.h"
+#include "opkit/op_registry.h"
 #include "model/strict_json.h"
 
 namespace opcert {
@@ -29,11 +29,7 @@ std::string join(const auto& names) {
 
 bool is_catalogue_op(std::string_view op) { return find_op(op) != nullptr; }
 
-std::string catalogue_op_names() {
-  std::string out;
-  for (const auto& op : op_catalogue()) out += (out.empty() ? "" : ", ") + std::string(op.name);
-  return out;
-}
+std::string catalogue_op_names() { return registered_op_names(); }
 
 // The ABI's dtype names, for listing in messages (validation itself goes through parse_dtype).
 std::vector<std::string> dtype_names() {
@@ -184,9 +180,10 @@ class PlatformReader {
       require_object(per_dtype, op_field);
       for (const auto& [dtype, bounds] : per_dtype.items()) {
         const std::string field = op_field + "." + dtype;
-        if (dtype != "*" && !parse_dtype(dtype))
-          fail("unknown dtype '{}' in field '{}' (known: {}, or \"*\" for every dtype)", dtype, path(op_field),
-               join(dtype_names()));
+        if (dtype != "*" && !is_declared_dtype(dtype))
+          fail("unknown dtype '{}' in field '{}' (known: {}; a conversion as cases declare it, \"<in>-><out>\" such as "
+               "\"e4m3->bf16\"; or \"*\" for every dtype)",
+               dtype, path(op_field), join(dtype_names()));
         require_object(bounds, field);
         known_fields(bounds, field + ".", {"atol", "rtol"});
         if (bounds.empty()) fail("field '{}' sets nothing; give atol, rtol or both, or remove it", path(field));

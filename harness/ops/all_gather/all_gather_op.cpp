@@ -1,0 +1,52 @@
+// all_gather (docs/OPS.md, "Collectives"): every rank's x, concatenated in rank order, in every rank's y (count per rank).
+// A collective is data: its parameters, how its buffers scale with the ranks, what each rank's
+// output holds and how its bus bandwidth counts; the rank runner and the bench do the rest.
+#include <algorithm>
+
+#include "ops/common/collective_operands.h"
+#include "opkit/op_registry.h"
+
+namespace opcert::ops::all_gather {
+namespace {
+
+std::span<const ParamDef> parameters() {
+  static const auto defs = common::collective_params(false, false);
+  return defs;
+}
+
+void build_case(const opkit::json& params, Case& c) { common::build_collective("all_gather", parameters(), params, c); }
+
+double expected(const CollectiveSpec& spec, const RankValues& inputs, int, int64_t i) {
+  return inputs.value(static_cast<int>(i / spec.count), i % spec.count);
+}
+
+// (n-1)/n: each rank receives every slice but its own.
+double bus_factor(int ranks) {
+  const double n = std::max(ranks, 1);
+  return (n - 1) / n;
+}
+
+const CollectiveTraits kTraits{
+    .reduces = false,
+    .rooted = false,
+    .input_per_rank = false,
+    .output_per_rank = true,
+    .expected = expected,
+    .bus_factor = bus_factor,
+};
+
+const OpDescriptor kAllGather{
+    .name = "all_gather",
+    .family = OpFamily::kCollective,
+    .order = 110,
+    .summary = "concatenate every rank's buffer",
+    .params = parameters,
+    .build = build_case,
+    .collective = &kTraits,
+};
+
+}  // namespace
+
+OPCERT_REGISTER_OP(kAllGather)
+
+}  // namespace opcert::ops::all_gather

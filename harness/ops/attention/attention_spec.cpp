@@ -1,0 +1,123 @@
+// attention: FlashAttention-style forward, BSHD or packed varlen with cu_seqlens (docs/OPS.md).
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "ops/attention/attention.h"
+
+namespace opcert::ops::attention {
+namespace {
+
+[[noreturn]] void fail(const std::string& message) { throw std::invalid_argument(message); }
+
+void require_positive(const char* name, int64_t v, int64_t min) {
+  if (v < min) fail(fmt::format("parameter '{}' must be >= {}, not {}", name, min, v));
+}
+
+// cu_seqlens: prefix sums starting at 0.
+std::vector<double> prefix_sums(const std::vector<int64_t>& lengths, int64_t& total) {
+  std::vector<double> cu{0.0};
+  total = 0;
+  for (int64_t len : lengths) {
+    total += len;
+    cu.push_back(static_cast<double>(total));
+  }
+  return cu;
+}
+
+}  // namespace
+
+std::span<const ParamDef> parameters() {
+  static const auto defs = with_common({
+      {"dtype", nullptr, true},
+      {"layout", "bshd"},
+      {"b", 1},
+      {"sq", nullptr},
+      {"skv", nullptr},
+      {"seqlens_q", nullptr},
+      {"seqlens_k", nullptr},
+      {"hq", nullptr, true},
+      {"hkv", nullptr},
+      {"d", nullptr, true},
+      {"causal", false},
+      {"window_left", -1},
+      {"scale", nullptr},
+      {"lse", false},
+  });
+  return defs;
+}
+
+void build_case(const json& params, Case& c) {
+  const ParamReader p("attention", parameters(), params);
+  const auto common = read_common(p);
+  require_random_fill(common, "attention");
+  const auto dtype = p.dtype("dtype", {OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16, OPCERT_DTYPE_F32});
+  const auto layout = p.choice("layout", {"bshd", "varlen"});
+  const int64_t hq = p.integer("hq");
+  const int64_t hkv = p.given("hkv") ? p.integer("hkv") : hq;
+  const int64_t d = p.integer("d");
+  require_positive("hq", hq, 1);
+  require_positive("hkv", hkv, 1);
+  require_positive("d", d, 1);
+  if (hq % hkv != 0) fail(fmt::format("parameter 'hq' ({}) must be a multiple of 'hkv' ({})", hq, hkv));
+  const bool causal = p.boolean("causal");
+  const int64_t window_left = p.integer("window_left");
+  if (window_left < -1) fail(fmt::format("parameter 'window_left' must be >= -1 (-1: unlimited), not {}", window_left));
+  const bool lse = p.boolean("lse");
+
+  // Uniform [-1, 1]: scores of order sqrt(D)/3 before scaling, a softmax neither flat nor one-hot.
+  const FillSpec fill = uniform(-1, 1);
+  if (layout == "bshd") {
+    for (const char* name : {"seqlens_q", "seqlens_k"})
+      if (p.given(name)) fail(fmt::format("parameter '{}' is for layout 'varlen'; layout 'bshd' takes sq and skv", name));
+    const int64_t b = p.integer("b");
+    if (!p.given("sq")) fail("missing required parameter 'sq' for attention with layout 'bshd'");
+    const int64_t sq = p.integer("sq");
+    const int64_t skv = p.given("skv") ? p.integer("skv") : sq;
+    require_positive("b", b, 0);
+    require_positive("sq", sq, 0);
+    require_positive("skv", skv, 0);
+    auto q = tensor("q", dtype, {b, sq, hq, d});
+    auto k = tensor("k", dtype, {b, skv, hkv, d});
+    auto v = tensor("v", dtype, {b, skv, hkv, d});
+    q.fill = k.fill = v.fill = fill;
+    c.inputs = {q, k, v};
+    c.outputs = {tensor("o", dtype, {b, sq, hq, d})};
+    if (lse) c.outputs.push_back(tensor("lse", OPCERT_DTYPE_F32, {b, hq, sq}));
+  } else {
+    for (const char* name : {"sq", "skv"})
+      if (p.given(name)) fail(fmt::format("parameter '{}' is for layout 'bshd'; layout 'varlen' takes seqlens_q and seqlens_k", name));
+    if (!p.given("seqlens_q")) fail("missing required parameter 'seqlens_q' for attention with layout 'varlen'");
+    const auto seqlens_q = p.integers("seqlens_q");
+    const auto seqlens_k = p.given("seqlens_k") ? p.integers("seqlens_k") : seqlens_q;
+    if (seqlens_q.empty()) fail("parameter 'seqlens_q' must list at least one sequence");
+    if (seqlens_k.size() != seqlens_q.size())
+      fail(fmt::format("parameters 'seqlens_q' and 'seqlens_k' must list as many sequences ({} and {})", seqlens_q.size(), seqlens_k.size()));
+    if (p.given("b") && p.integer("b") != static_cast<int64_t>(seqlens_q.size()))
+      fail(fmt::format("parameter 'b' ({}) must equal the number of sequences in 'seqlens_q' ({})", p.integer("b"), seqlens_q.size()));
+    for (auto len : seqlens_q) require_positive("seqlens_q", len, 0);
+    for (auto len : seqlens_k) require_positive("seqlens_k", len, 0);
+    int64_t tq = 0, tk = 0;
+    const int64_t b = static_cast<int64_t>(seqlens_q.size());
+    auto q = tensor("q", dtype, {0, hq, d});
+    auto k = tensor("k", dtype, {0, hkv, d});
+    auto v = tensor("v", dtype, {0, hkv, d});
+    auto cu_q = tensor("cu_seqlens_q", OPCERT_DTYPE_I32, {b + 1});
+    auto cu_k = tensor("cu_seqlens_k", OPCERT_DTYPE_I32, {b + 1});
+    cu_q.fill = values(prefix_sums(seqlens_q, tq));
+    cu_k.fill = values(prefix_sums(seqlens_k, tk));
+    q.shape[0] = tq;
+    k.shape[0] = v.shape[0] = tk;
+    q.fill = k.fill = v.fill = fill;
+    c.inputs = {q, k, v, cu_q, cu_k};
+    c.outputs = {tensor("o", dtype, {tq, hq, d})};
+    if (lse) c.outputs.push_back(tensor("lse", OPCERT_DTYPE_F32, {hq, tq}));
+  }
+  if (p.given("causal")) c.attrs["causal"] = int64_t{causal ? 1 : 0};
+  if (p.given("window_left")) c.attrs["window_left"] = window_left;
+  if (p.given("scale")) c.attrs["scale"] = p.number("scale");
+  c.dtype = std::string(dtype_name(dtype));
+  finish_case(c, common);
+}
+
+}  // namespace opcert::ops::attention

@@ -1,0 +1,28 @@
+#include "ops/common/norm_tolerance.h"
+
+#include <cmath>
+
+#include "model/scalar_codec.h"
+
+namespace opcert::ops::common {
+
+void norm_tolerance(const Case& c, const ReferenceOutput& ref, OutputTolerance& t) {
+  const double u = unit_roundoff(t.dtype);
+  const double ua = kAccumulationRoundoff;
+  const double floor = least_subnormal(t.dtype);
+  const TensorSpec* x = c.find_input("x");
+  const auto h = static_cast<double>(x && !x->shape.empty() ? x->shape.back() : 1);
+  const ReferenceOutput* r = &ref;
+  if (ref.name == "residual_out") {  // one rounding of an fp32 sum (2u: it may be rounded twice)
+    t.relative = 2.0 * u;
+    t.absolute = [=](std::size_t i) { return floor + ua * r->magnitude_at(i); };
+    return;
+  }
+  // The mean of squares over H in fp32, then rsqrt and two products; plus two roundings into T of
+  // intermediates (the normalised value, its product with the weight) before the bias is added,
+  // as torch's CPU bf16 layer_norm does.
+  const double growth = 2.0 * std::sqrt(h) + 8.0;
+  t.absolute = [=](std::size_t i) { return floor + (growth * ua + 2.0 * u) * r->magnitude_at(i); };
+}
+
+}  // namespace opcert::ops::common

@@ -1,0 +1,61 @@
+// gemm: c[M,N] = a[M,K] · b[N,K]ᵀ (+ bias[N]) in fp32/fp16/bf16 (docs/OPS.md); fp32 may opt in
+// to TF32 input rounding (allow_tf32).
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "ops/gemm/gemm.h"
+#include "model/dtype.h"
+
+namespace opcert::ops::gemm {
+
+std::span<const ParamDef> parameters() {
+  static const auto defs = with_common({
+      {"dtype", nullptr, true},
+      {"m", nullptr, true},
+      {"n", nullptr, true},
+      {"k", nullptr, true},
+      {"b_layout", "nk"},
+      {"bias", false},
+      {"allow_tf32", false},
+  });
+  return defs;
+}
+
+void build_case(const json& params, Case& c) {
+  const ParamReader p("gemm", parameters(), params);
+  const auto common = read_common(p);
+  const auto dtype = p.dtype("dtype", {OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16});
+  const int64_t m = p.integer("m"), n = p.integer("n"), k = p.integer("k");
+  for (auto [name, v] : {std::pair{"m", m}, {"n", n}, {"k", k}})
+    if (v < 0) throw std::invalid_argument(fmt::format("parameter '{}' must be >= 0, not {}", name, v));
+  const auto layout = p.choice("b_layout", {"nk", "kn"});
+  const bool bias = p.boolean("bias");
+  const bool allow_tf32 = p.boolean("allow_tf32");
+  // TF32 is a rounding of fp32 inputs: with fp16/bf16 operands the permission means nothing.
+  if (allow_tf32 && dtype != OPCERT_DTYPE_F32)
+    throw std::invalid_argument(fmt::format("parameter 'allow_tf32' needs dtype fp32 (TF32 rounds fp32 inputs), not {}",
+                                            dtype_name(dtype)));
+
+  // Random: uniform [-1, 1]. Exact: integers in [-2, 2], A sparse enough that every sum is exact.
+  const bool exact = common.fill == FillMode::kExact;
+  const FillSpec dense = exact ? integers(-2, 2, 1.0) : uniform(-1, 1);
+
+  auto a = tensor("a", dtype, {m, k});
+  a.fill = exact ? integers(-2, 2, exact_dot_density(k, dtype)) : dense;
+  auto b = tensor("b", dtype, layout == "nk" ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n});
+  b.fill = dense;
+  c.inputs = {a, b};
+  if (bias) {
+    auto t = tensor("bias", dtype, {n});
+    t.fill = dense;
+    c.inputs.push_back(t);
+  }
+  c.outputs = {tensor("c", dtype, {m, n})};
+  if (p.given("b_layout")) c.attrs["b_layout"] = layout;
+  if (p.given("allow_tf32")) c.attrs["allow_tf32"] = int64_t{allow_tf32 ? 1 : 0};
+  c.dtype = std::string(dtype_name(dtype));
+  finish_case(c, common);
+}
+
+}  // namespace opcert::ops::gemm

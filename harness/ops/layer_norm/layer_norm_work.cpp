@@ -1,0 +1,9 @@
+// layer_norm's work (docs/OPS.md "Work model"): its arithmetic is negligible next to its traffic, so it
+// is judged by GB/s over every operand's bytes once.
+#include "ops/layer_norm/layer_norm.h"
+
+namespace opcert::ops::layer_norm {
+
+WorkModel work(const Case& c) { return memory_bound_work(c); }
+
+}  // namespace opcert::ops::layer_norm

@@ -1,0 +1,42 @@
+// quantize: dynamic per-token or per-tensor quantization to int8 / fp8 (docs/OPS.md).
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "ops/quantize/quantize.h"
+
+namespace opcert::ops::quantize {
+
+std::span<const ParamDef> parameters() {
+  static const auto defs = with_common({
+      {"in_dtype", nullptr, true},
+      {"out_dtype", nullptr, true},
+      {"granularity", "token"},
+      {"m", nullptr, true},
+      {"k", nullptr, true},
+  });
+  return defs;
+}
+
+void build_case(const json& params, Case& c) {
+  const ParamReader p("quantize", parameters(), params);
+  const auto common = read_common(p);
+  const auto in = p.dtype("in_dtype", {OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16});
+  const auto out = p.dtype("out_dtype", {OPCERT_DTYPE_I8, OPCERT_DTYPE_F8_E4M3FN, OPCERT_DTYPE_F8_E5M2});
+  const auto granularity = p.choice("granularity", {"token", "tensor"});
+  const int64_t m = p.integer("m"), k = p.integer("k");
+  for (auto [name, v] : {std::pair{"m", m}, {"k", k}})
+    if (v < 0) throw std::invalid_argument(fmt::format("parameter '{}' must be >= 0, not {}", name, v));
+  allow_specials(common, {"large", "-large"}, "is outside the quantize contract (NaN and Inf inputs are undefined)");
+
+  // Activations of a few units; exact mode gives small integers, which land on x/scale ties.
+  auto x = tensor("x", in, {m, k});
+  x.fill = common.fill == FillMode::kExact ? integers(-8, 8, 1.0) : uniform(-8, 8);
+  c.inputs = {x};
+  c.outputs = {tensor("q", out, {m, k}), tensor("scale", OPCERT_DTYPE_F32, {granularity == "token" ? m : 1})};
+  if (p.given("granularity")) c.attrs["granularity"] = granularity;
+  c.dtype = declared_dtype(in, out);
+  finish_case(c, common);
+}
+
+}  // namespace opcert::ops::quantize

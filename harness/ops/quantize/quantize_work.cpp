@@ -1,0 +1,9 @@
+// quantize's work (docs/OPS.md "Work model"): its arithmetic is negligible next to its traffic, so it
+// is judged by GB/s over every operand's bytes once.
+#include "ops/quantize/quantize.h"
+
+namespace opcert::ops::quantize {
+
+WorkModel work(const Case& c) { return memory_bound_work(c); }
+
+}  // namespace opcert::ops::quantize

@@ -1,0 +1,9 @@
+// rms_norm's work (docs/OPS.md "Work model"): its arithmetic is negligible next to its traffic, so it
+// is judged by GB/s over every operand's bytes once.
+#include "ops/rms_norm/rms_norm.h"
+
+namespace opcert::ops::rms_norm {
+
+WorkModel work(const Case& c) { return memory_bound_work(c); }
+
+}  // namespace opcert::ops::rms_norm
