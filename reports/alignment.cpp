@@ -7,6 +7,7 @@
 namespace opcert {
 
 void fill_alignment(std::vector<CaseResult>& results, const std::string& peer_backend) {
+  if (peer_backend.empty()) return;
   // The peer's primary-output rmse per (suite, case); the first usable peer result wins.
   std::map<std::pair<std::string, std::string>, double> peer_rmse;
   for (const auto& r : results) {
@@ -18,13 +19,13 @@ void fill_alignment(std::vector<CaseResult>& results, const std::string& peer_ba
     if (r.backend == peer_backend) continue;
     const auto it = peer_rmse.find({r.suite, r.case_id});
     if (it == peer_rmse.end()) continue;
-    const double torch = it->second;
-    r.torch_rmse = torch;
+    const double peer = it->second;
+    r.peer_rmse = peer;
     r.alignment_ratio.reset();
-    if (r.metrics.empty() || !std::isfinite(torch)) continue;
+    if (r.metrics.empty() || !std::isfinite(peer)) continue;
     const double own = r.metrics.front().rmse;
-    if (torch != 0.0)
-      r.alignment_ratio = own / torch;
+    if (peer != 0.0)
+      r.alignment_ratio = own / peer;
     else if (own == 0.0)
       r.alignment_ratio = 1.0;
   }

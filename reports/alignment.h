@@ -1,5 +1,5 @@
-// The alignment figure (DESIGN.md section 5): each implementation's RMSE on a case over the torch
-// peer's RMSE on the same inputs, filled in once every backend has run.
+// The alignment figure (DESIGN.md section 5): each implementation's RMSE on a case over the peer's
+// RMSE on the same inputs, filled in once every backend has run.
 #pragma once
 
 #include <string>
@@ -10,11 +10,11 @@
 namespace opcert {
 
 /// For every result of a backend other than `peer_backend`, looks up the peer's result for the
-/// same suite and case id. When the peer PASSED or FAILED with metrics, sets torch_rmse to the
+/// same suite and case id. When the peer PASSED or FAILED with metrics, sets peer_rmse to the
 /// rmse of the peer's first (primary) output and, when this result has metrics too,
-/// alignment_ratio = own rmse / torch_rmse. A zero torch rmse gives ratio 1 when the own rmse is
-/// 0 as well, and no ratio otherwise (it would be infinite); a NaN or infinite torch rmse gives
-/// no ratio. Results without a usable peer result are left as they are.
-void fill_alignment(std::vector<CaseResult>& results, const std::string& peer_backend = "torch");
+/// alignment_ratio = own rmse / peer_rmse. A zero peer rmse gives ratio 1 when the own rmse is
+/// 0 as well, and no ratio otherwise (it would be infinite); a NaN or infinite peer rmse gives
+/// no ratio. Results without a usable peer result are left as they are; "" for no peer does nothing.
+void fill_alignment(std::vector<CaseResult>& results, const std::string& peer_backend);
 
 }  // namespace opcert

@@ -15,7 +15,7 @@ struct EnvironmentInputs {
   std::string git_commit;
   std::string compiler;    // "" records the compiler this library was built with
   std::string build_type;  // "Release", ...; "" records null
-  /// {"torch": "2.1.0", "cuda": "12.4", "cublas": ..., "nccl": ...}: copied as given.
+  /// {"<library>": "<version>", ...} (the peer backend's, MPI's, CUDA's): copied as given.
   nlohmann::json libraries = nlohmann::json::object();
 };
 

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "model/case_result_json.h"
+#include "reports/bench_record_json.h"
 #include "reports/number_format.h"
 #include "reports/report_writer.h"
 #include "reports/run_summary.h"
@@ -63,7 +64,7 @@ json report_to_json(const RunReport& report) {
   json results = json::array();
   for (const auto& r : report.results) results.push_back(to_json(r));
   json j = {{"schema_version", kReportSchemaVersion},
-          {"kind", "opcert-conformance-report"},
+          {"kind", report.kind},
           {"opcert_version", report.opcert_version},
           {"command_line", report.command_line},
           {"started_at", report.started_at},
@@ -75,12 +76,19 @@ json report_to_json(const RunReport& report) {
             {"sha256", string_or_null(report.suite_sha256)}}},
           {"seed", report.seed},
           {"platform", string_or_null(report.platform)},
+          {"peer", string_or_null(report.peer)},
           {"environment", report.environment.is_object() ? report.environment : json::object()},
           {"backends", backends},
           {"summary", summary_json(report)},
           {"results", results},
           {"exit_code", report.exit_code}};
   if (report.ranks) j["ranks"] = {{"count", *report.ranks}, {"launcher", report.launcher}};
+  if (report.kind == kBenchReportKind) {
+    json benchmarks = json::array();
+    for (const auto& b : report.benchmarks) benchmarks.push_back(bench_record_json(b));
+    j["benchmarks"] = benchmarks;
+    j["bench_settings"] = report.bench_settings.is_object() ? report.bench_settings : json::object();
+  }
   return j;
 }
 

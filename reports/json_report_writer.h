@@ -9,7 +9,10 @@ namespace opcert {
 
 /// The version of report.json's layout: the minor grows when fields are added, the major when a
 /// field changes meaning or goes away.
-inline constexpr const char* kReportSchemaVersion = "1.3";
+inline constexpr const char* kReportSchemaVersion = "2.0";
+
+/// RunReport::kind of `opcert bench`: report.json then also holds "benchmarks" and "bench_settings".
+inline constexpr const char* kBenchReportKind = "opcert-bench-report";
 
 /// The report.json document; make_json_report_writer() writes it, indented.
 nlohmann::json report_to_json(const RunReport& report);

@@ -1,5 +1,5 @@
 // junit.xml in the Ant/Jenkins dialect CI systems read (reports/schema/junit.xsd): one testsuite
-// per backend, the torch peer included as its own; one testcase per result.
+// per backend, the peer included as its own; one testcase per result.
 #include <fmt/format.h>
 
 #include <map>

@@ -65,6 +65,7 @@ std::string facts(const RunReport& report) {
   md += "\n";
   md += fmt::format("- Seed: {}\n", report.seed);
   md += fmt::format("- Platform: {}\n", report.platform.empty() ? "none" : code(report.platform));
+  md += fmt::format("- Peer: {}\n", report.peer.empty() ? "none" : code(report.peer));
   md += fmt::format("- opcert: {} (commit {})\n", or_none(report.opcert_version),
                     or_none(environment_string(report, "git_commit")));
   md += fmt::format("- When: {} to {}\n", or_none(report.started_at), or_none(report.finished_at));
@@ -75,7 +76,7 @@ std::string facts(const RunReport& report) {
     md += fmt::format("- Backend {}: version {}, {}", code(b.name), or_none(b.version), or_none(b.source));
     if (!b.library_path.empty()) md += fmt::format(", {}", code(b.library_path));
     if (!b.sha256.empty()) md += fmt::format(", sha256 {}", code(b.sha256));
-    if (b.peer) md += " (torch alignment peer, not gated)";
+    if (b.peer) md += " (alignment peer, not gated)";
     md += "\n";
   }
   return md;

@@ -30,9 +30,9 @@ std::string describe_result(const CaseResult& r) {
   }
   if (r.sampled) text += "reference checked on a sample of the outputs\n";
   if (r.out_of_bounds_write) text += "the backend wrote past the end of an output buffer\n";
-  if (r.alignment_ratio || r.torch_rmse)
-    text += fmt::format("alignment: rmse / torch rmse = {} (torch rmse {})\n", text_number(r.alignment_ratio),
-                        text_number(r.torch_rmse));
+  if (r.alignment_ratio || r.peer_rmse)
+    text += fmt::format("alignment: rmse / peer rmse = {} (peer rmse {})\n", text_number(r.alignment_ratio),
+                        text_number(r.peer_rmse));
   if (!r.repro.empty()) text += "repro: " + r.repro + "\n";
   return text;
 }

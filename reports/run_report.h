@@ -1,5 +1,6 @@
-// Everything a finished (or interrupted) run hands to the report writers. Knows nothing of how
-// the run was driven (DESIGN.md section 1: reports -> model only).
+// Everything a finished (or interrupted) run hands to the sinks of the result stream: the result
+// model that report.json, junit.xml, summary.md, bench.json and later verbs read. Knows nothing
+// of how the run was driven (DESIGN.md section 1: reports -> model only).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -7,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/bench_record.h"
 #include "model/case_result.h"
 
 namespace opcert {
@@ -18,10 +20,13 @@ struct BackendRecord {
   std::string source;         // "built-in" or "plugin"
   std::string library_path;   // plugins only
   std::string sha256;         // plugins only
-  bool peer = false;          // the torch alignment peer, run to measure alignment, not gated
+  bool peer = false;          // taking part only as the peer (alignment and speed yardstick), not gated
 };
 
 struct RunReport {
+  /// What produced it: "opcert-conformance-report" (`opcert run`) or "opcert-bench-report"
+  /// (kBenchReportKind, `opcert bench`).
+  std::string kind = "opcert-conformance-report";
   std::string opcert_version;
   std::string command_line;
   std::string suite;          // as asked for
@@ -29,12 +34,19 @@ struct RunReport {
   std::string suite_sha256;
   uint64_t seed = 0;
   std::string platform;       // the platform config applied, "" when none
+  /// The backend results were compared with (alignment, speed ratios): --peer, "" for none.
+  std::string peer;
   std::string started_at;     // ISO 8601 UTC
   std::string finished_at;
   bool complete = true;       // false when the run was interrupted
   nlohmann::json environment; // host, CPU, GPU, driver, library versions, git commit (reports/environment.h)
   std::vector<BackendRecord> backends;
   std::vector<CaseResult> results;  // alignment ratios filled in
+  /// `opcert bench`: every benchmark's record, the bench's settings, and the context bench.json
+  /// records (Google Benchmark's, or the sweep's).
+  std::vector<BenchRecord> benchmarks;
+  nlohmann::json bench_settings;
+  nlohmann::json bench_context;
   int exit_code = 0;
   /// Collectives: how many ranks took part and how they were launched ("mpi", or "single" when
   /// opcert was not started by an MPI launcher); absent for a run of compute ops.

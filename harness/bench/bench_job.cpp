@@ -1,48 +1,65 @@
 #include "bench/bench_job.h"
 
-#include <algorithm>
+#include "bench/roofline.h"
 
 namespace opcert {
 namespace {
 
-std::vector<double> repetitions_of(const std::vector<ReportedRun>& runs) {
-  std::vector<double> s;
-  for (const auto& r : runs)
-    if (r.aggregate.empty()) s.push_back(r.seconds);
-  std::sort(s.begin(), s.end());
-  return s;
-}
-
-double median_of_sorted(const std::vector<double>& s) {
-  const std::size_t n = s.size();
-  return n % 2 == 1 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+// `theirs` over `mine`, when both were measured.
+std::optional<double> ratio(const std::optional<double>& theirs, const std::optional<double>& mine) {
+  if (!mine || !theirs || *mine <= 0) return std::nullopt;
+  return *theirs / *mine;
 }
 
 }  // namespace
 
 std::optional<double> BenchJob::typical_seconds() const {
-  const auto reps = repetitions_of(reported);
-  if (!reps.empty()) return median_of_sorted(reps);
-  for (const auto& r : reported)
-    if (r.aggregate == "median") return r.seconds;
-  return std::nullopt;
+  if (!error.empty()) return std::nullopt;
+  return opcert::typical_seconds(runs);
 }
 
-std::optional<double> BenchJob::spread() const {
-  const auto reps = repetitions_of(reported);
-  if (reps.size() < 2) return std::nullopt;
-  const double median = median_of_sorted(reps);
-  if (median <= 0) return std::nullopt;
-  return std::max(reps.back() - median, median - reps.front()) / median;
+std::optional<double> speedup_vs_peer(const BenchJob& job, const std::vector<BenchJob>& jobs) {
+  if (!job.peer_job) return std::nullopt;
+  return ratio(jobs.at(*job.peer_job).typical_seconds(), job.typical_seconds());
 }
 
 std::optional<double> percent_of_copy(const BenchJob& job, const std::vector<BenchJob>& jobs) {
-  if (!job.copy_job || !job.error.empty()) return std::nullopt;
-  const BenchJob& copy = jobs.at(*job.copy_job);
-  const auto mine = job.typical_seconds();
-  const auto copy_time = copy.error.empty() ? copy.typical_seconds() : std::nullopt;
-  if (!mine || !copy_time || *mine <= 0) return std::nullopt;
-  return 100.0 * *copy_time / *mine;
+  if (!job.copy_job) return std::nullopt;
+  const auto copy = ratio(jobs.at(*job.copy_job).typical_seconds(), job.typical_seconds());
+  if (!copy) return std::nullopt;
+  return 100.0 * *copy;
+}
+
+BenchRecord bench_record(const BenchJob& job, const std::vector<BenchJob>& jobs) {
+  BenchRecord r;
+  r.name = job.name;
+  r.backend = job.backend->name();
+  r.impl_key = job.impl_key;
+  r.case_id = job.test_case->id;
+  r.op = job.test_case->op;
+  r.peer = job.peer;
+  r.copy_baseline = job.copy_baseline;
+  if (job.check) {
+    r.check = job.check->status;
+    if (job.check->status != Status::kPassed) r.check_message = job.check->message;
+  }
+  r.error = job.error;
+  r.timing = job.timing_method;
+  r.flops = job.work.flops;
+  r.bytes = job.work.bytes;
+  r.compute_dtype = job.work.compute_dtype;
+  r.platform = job.platform ? job.platform->name : "";
+  r.runs = job.runs;
+  r.seconds = job.typical_seconds();
+  if (job.error.empty()) r.spread = repetition_spread(job.runs);
+  if (r.seconds && *r.seconds > 0) {
+    if (job.work.flops > 0) r.tflops = job.work.flops / *r.seconds / 1e12;
+    if (job.work.bytes > 0) r.gbps = job.work.bytes / *r.seconds / 1e9;
+    if (job.platform) r.pct_peak = roofline_percent(job.work, job.platform->peaks, *r.seconds);
+  }
+  r.speedup_vs_peer = speedup_vs_peer(job, jobs);
+  r.pct_of_copy = percent_of_copy(job, jobs);
+  return r;
 }
 
 }  // namespace opcert

@@ -9,23 +9,25 @@
 #include <memory>
 
 #include "bench/bench_job.h"
-#include "bench/bench_report.h"
 #include "bench/cache_flusher.h"
+#include "bench/google_benchmark_reporter.h"
 #include "bench/roofline.h"
 #include "bench/sample_timer.h"
-#include "bench/table_reporter.h"
-#include "check/op_call_builder.h"
-#include "check/prepared_case.h"
-#include "model/dtype.h"
+#include "model/exit_codes.h"
 #include "model/input_error.h"
-#include "reports/results_stream.h"
-#include "run/job_list.h"
-#include "run/run_paths.h"
+#include "reports/alignment.h"
+#include "reports/json_report_writer.h"
+#include "reports/output_sets.h"
+#include "session/execution.h"
+#include "session/job_list.h"
+#include "session/op_call_builder.h"
+#include "session/prepared_case.h"
+#include "session/run_header.h"
+#include "session/run_paths.h"
 
 namespace opcert {
 namespace {
 
-constexpr const char* kTorch = "torch";
 // Launches after the check and before Google Benchmark's own runs: first-touch costs, lazy
 // initialisation and clock ramp-up stay out of the figures.
 constexpr int kWarmupLaunches = 3;
@@ -40,22 +42,15 @@ void warm_up(SampleTimer& timer, Launch launch) {
 
 bool gates(Status s) { return s == Status::kFailed || s == Status::kError || s == Status::kCrashed || s == Status::kTimeout; }
 
-ExecutionOptions options_for(const Case& c, const PlatformCatalog* catalog, const std::string& platform) {
-  ExecutionOptions o;
-  const PlatformConfig* p = catalog && !platform.empty() ? catalog->find(platform) : nullptr;
-  if (p) {
-    const ToleranceOverride t = p->tolerance_for(c.op, c.dtype);
-    o.bound_override.atol = t.atol;
-    o.bound_override.rtol = t.rtol;
-  }
-  return o;
+ExecutionOptions options_for(const Case& c, const BenchSettings& s) {
+  return execution_options(c, s.platforms && !s.platform.empty() ? s.platforms->find(s.platform) : nullptr);
 }
 
 // Holds the one case being timed, the timers and flushers per backend, and runs each benchmark.
 class BenchEngine {
  public:
-  BenchEngine(std::vector<BenchJob>& jobs, const BenchSettings& s, ResultsStream& results)
-      : jobs_(jobs), settings_(s), results_(results) {}
+  BenchEngine(std::vector<BenchJob>& jobs, const BenchSettings& s, ResultStream& stream)
+      : jobs_(jobs), settings_(s), stream_(stream) {}
 
   void measure(benchmark::State& state, std::size_t index) {
     BenchJob& job = jobs_[index];
@@ -82,7 +77,7 @@ class BenchEngine {
     const double mean = state.iterations() > 0 ? total / static_cast<double>(state.iterations()) : 0.0;
     job.latest_mean_s = mean;
     if (mean > 0) set_counters(state, job, mean);
-    state.SetLabel(std::string(status_name(job.check->status)));
+    if (job.check) state.SetLabel(std::string(status_name(job.check->status)));
   }
 
   void release() {
@@ -126,8 +121,7 @@ class BenchEngine {
     if (job.copy_baseline) return activate_copy(index);
     const Case& c = *job.test_case;
     CaseResult early;
-    auto prepared = PreparedCase::prepare(*job.backend, job.impl_key, c,
-                                          options_for(c, settings_.platforms, settings_.platform), early);
+    auto prepared = PreparedCase::prepare(*job.backend, job.impl_key, c, options_for(c, settings_), early);
     if (!prepared) {
       job.error = early.message;
       record_check(job, std::move(early));
@@ -164,7 +158,7 @@ class BenchEngine {
 
   void record_check(BenchJob& job, CaseResult r) {
     job.check = std::move(r);
-    results_.append(*job.check);
+    stream_.case_done(*job.check, job.peer);
   }
 
   SampleTimer& timer_for(BackendHandle& backend) {
@@ -196,7 +190,7 @@ class BenchEngine {
       if (const auto pct = roofline_percent(job.work, job.platform->peaks, mean)) state.counters["pct_peak"] = *pct;
     if (job.peer_job) {
       const double peer = jobs_[*job.peer_job].latest_mean_s;
-      if (peer > 0) state.counters["speedup_vs_torch"] = peer / mean;
+      if (peer > 0) state.counters["speedup_vs_peer"] = peer / mean;
     }
     if (job.copy_job) {
       const double copy = jobs_[*job.copy_job].latest_mean_s;
@@ -206,7 +200,7 @@ class BenchEngine {
 
   std::vector<BenchJob>& jobs_;
   const BenchSettings& settings_;
-  ResultsStream& results_;
+  ResultStream& stream_;
   std::unique_ptr<PreparedCase> active_;
   std::unique_ptr<CacheFlusher> active_copy_;  // the active job is a copy baseline
   std::optional<std::size_t> active_index_;
@@ -214,8 +208,8 @@ class BenchEngine {
   std::map<BackendHandle*, std::unique_ptr<CacheFlusher>> flushers_;
 };
 
-// Jobs grouped by case (suite order), the torch peer first within a case, so that every row's
-// speedup is known when it is printed.
+// Jobs grouped by case (suite order), the peer first within a case, so that every row's speedup
+// is known when it is printed.
 std::vector<Job> ordered_jobs(const std::vector<RunTarget>& targets, const Suite& suite, const BenchSettings& s) {
   auto jobs = plan_checked_jobs(backend_plans(targets), suite, s.filter, s.impl_selection);
   std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.case_index < b.case_index; });
@@ -263,16 +257,16 @@ std::string device_match_name(const BackendHandle& backend, const nlohmann::json
   return name;
 }
 
-std::vector<std::string> benchmark_argv(const BenchSettings& s, const std::filesystem::path& json_tmp) {
+std::vector<std::string> benchmark_argv(const BenchSettings& s) {
   std::vector<std::string> args = {"opcert bench"};
   args.insert(args.end(), s.benchmark_flags.begin(), s.benchmark_flags.end());
-  args.push_back("--benchmark_out=" + json_tmp.string());
-  args.push_back("--benchmark_out_format=json");
   return args;
 }
 
-void initialize_google_benchmark(const BenchSettings& s, const std::filesystem::path& json_tmp) {
-  std::vector<std::string> args = benchmark_argv(s, json_tmp);
+void initialize_google_benchmark(const BenchSettings& s) {
+  // Google Benchmark keeps argv[0] for its context ("executable"): the strings must outlive it.
+  static std::vector<std::string> args;
+  args = benchmark_argv(s);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -292,23 +286,20 @@ bool is_reserved_benchmark_flag(const std::string& flag) {
 }
 
 int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, const BenchSettings& s) {
-  const auto started = std::chrono::system_clock::now();
   const auto planned = ordered_jobs(targets, suite, s);
   prepare_out_dir(s.out_dir);
-  const std::filesystem::path json_tmp = s.out_dir / ".bench.json.tmp";
-  initialize_google_benchmark(s, json_tmp);
+  initialize_google_benchmark(s);
 
-  ResultsStream results(s.out_dir, ResultsStream::Mode::kTruncate);
+  RunReport report = run_header(kBenchReportKind, targets, suite, s);
   std::vector<BenchJob> jobs;
   std::vector<CaseResult> skipped;
-  std::map<std::size_t, std::size_t> torch_job_of_case;
+  std::map<std::size_t, std::size_t> peer_job_of_case;
   std::map<std::pair<BackendHandle*, std::size_t>, std::size_t> copy_job_of;  // (backend, case) -> job
   const nlohmann::json gpus = capture_environment(s.environment).value("gpus", nlohmann::json());
   for (const Job& j : planned) {
     BackendHandle* backend = targets.at(j.backend_index).backend;
     const Case& c = suite.cases.at(j.case_index);
     if (auto r = unsupported(*backend, j.impl_key, c)) {
-      results.append(*r);
       skipped.push_back(std::move(*r));
       continue;
     }
@@ -324,10 +315,11 @@ int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, co
       job.error = fmt::format("no work model: {}", e.what());
     }
     job.platform = s.platforms ? platform_for_device(*s.platforms, s.platform, device_match_name(*backend, gpus)) : nullptr;
-    if (backend->name() == kTorch && !torch_job_of_case.contains(j.case_index))
-      torch_job_of_case[j.case_index] = jobs.size();
-    else if (backend->name() != kTorch)
-      if (auto it = torch_job_of_case.find(j.case_index); it != torch_job_of_case.end()) job.peer_job = it->second;
+    const bool is_peer = !s.peer.empty() && backend->name() == s.peer;
+    if (is_peer && !peer_job_of_case.contains(j.case_index))
+      peer_job_of_case[j.case_index] = jobs.size();
+    else if (!is_peer)
+      if (auto it = peer_job_of_case.find(j.case_index); it != peer_job_of_case.end()) job.peer_job = it->second;
     if (s.copy_baseline && !job.peer && job.error.empty() && !job.work.compute_bound && job.work.bytes > 0) {
       const auto key = std::make_pair(backend, j.case_index);
       if (!copy_job_of.contains(key)) {
@@ -339,36 +331,48 @@ int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, co
     jobs.push_back(std::move(job));
   }
 
-  BenchEngine engine(jobs, s, results);
+  ResultStream stream;
+  try {
+    std::vector<PlannedRow> rows;
+    for (const auto& job : jobs) rows.push_back({job.test_case->op, job.test_case->id, job.impl_key});
+    add_bench_outputs(stream, s.out_dir, rows, s.copy_baseline, s.peer);
+  } catch (const std::exception& e) {
+    throw InputError(fmt::format("--out '{}': {}", s.out_dir.string(), e.what()));
+  }
+  report.bench_settings = {{"cold_l2", s.cold_l2}, {"copy_baseline", s.copy_baseline}, {"benchmark_flags", s.benchmark_flags}};
+  stream.run_started(report);
+  for (const auto& r : skipped) stream.case_done(r, false);
+
+  BenchEngine engine(jobs, s, stream);
   for (std::size_t i = 0; i < jobs.size(); ++i)
     benchmark::RegisterBenchmark(jobs[i].name.c_str(), [&engine, i](benchmark::State& st) { engine.measure(st, i); })
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond);
 
-  MeasurementStream measurements(s.out_dir);
-  TableReporter table(jobs, stdout, [&](const BenchJob& job) { measurements.append(job, jobs); });
-  if (!jobs.empty()) benchmark::RunSpecifiedBenchmarks(&table);
+  GoogleBenchmarkReporter reporter(
+      jobs, [&](const nlohmann::json& context) { report.bench_context = context; },
+      [&](std::size_t i) { stream.benchmark_done(bench_record(jobs[i], jobs)); });
+  if (!jobs.empty()) benchmark::RunSpecifiedBenchmarks(&reporter);
   engine.release();
   benchmark::ClearRegisteredBenchmarks();
   benchmark::Shutdown();
 
-  int exit_code = 0;
+  int exit_code = kExitOk;
   for (const auto& job : jobs)
-    if (!job.peer && (!job.error.empty() || (job.check && gates(job.check->status)))) exit_code = 1;
+    if (!job.peer && (!job.error.empty() || (job.check && gates(job.check->status)))) exit_code = kExitCheckFailed;
   for (const auto& r : skipped)
-    if (r.status == Status::kError) exit_code = 1;
+    if (r.status == Status::kError) exit_code = kExitCheckFailed;
 
-  BenchReportInputs report;
-  report.suite = &suite;
-  report.settings = &s;
-  report.targets = &targets;
-  report.jobs = &jobs;
-  report.skipped = &skipped;
-  report.started_at = iso_utc(started);
-  report.finished_at = iso_utc(std::chrono::system_clock::now());
+  for (const auto& job : jobs)
+    if (job.check) report.results.push_back(*job.check);
+  for (auto& r : skipped) report.results.push_back(std::move(r));
+  fill_alignment(report.results, s.peer);
+  for (const auto& job : jobs) report.benchmarks.push_back(bench_record(job, jobs));
   report.exit_code = exit_code;
-  write_bench_outputs(report, json_tmp);
-  print_bench_footer(report, stdout);
+  report.finished_at = now_utc();
+  report.environment = capture_environment(s.environment);
+  stream.run_finished(report);
+  if (stream.failed()) fmt::print(stderr, "opcert: error: some outputs could not be written (see above)\n");
   return exit_code;
 }
 

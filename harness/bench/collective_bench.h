@@ -1,20 +1,20 @@
 // `opcert bench` on a suite of collectives (DESIGN.md section 8), across the ranks of an MPI job
 // (or one rank that says so): for each case of the suite and each size of the sweep, each
-// selected backend (and a peer backend with the same collective, e.g. torch.distributed) runs the
-// collective once and checks it, then `warmup` untimed and `iters` timed collectives; rank 0 prints
-// a row per size (time, algbw, busbw, the peer's busbw and the ratio) and writes bench.json,
-// report.json, measurements.jsonl and results.jsonl. Each step has the deadline of `--timeout`;
-// a dead or hung rank ends the job with TIMEOUT/ERROR rows and the outputs written.
+// selected backend (and the peer, where it has the collective, e.g. torch.distributed) runs the
+// collective once and checks it, then `warmup` untimed and `iters` timed collectives, through the
+// shared collective loop (session/collective_loop.h); rank 0 emits a row per size (time, algbw,
+// busbw, the peer's busbw and the ratio) into the result stream. Each step has the deadline of
+// `--timeout`; a dead or hung rank ends the job with TIMEOUT/ERROR rows and the outputs written.
 #pragma once
 
 #include <chrono>
 #include <vector>
 
-#include "bench/bench_runner.h"
+#include "bench/bench_settings.h"
 #include "bench/collective_sweep.h"
 #include "check/suite.h"
 #include "ranks/world.h"
-#include "run/conformance_runner.h"
+#include "session/targets.h"
 
 namespace opcert {
 

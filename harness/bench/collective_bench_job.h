@@ -8,9 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "opkit/collective.h"
+#include "model/bench_record.h"
 #include "model/case.h"
 #include "model/case_result.h"
+#include "opkit/collective.h"
 
 namespace opcert {
 
@@ -18,7 +19,7 @@ struct CollectiveBenchJob {
   std::size_t backend_index = 0;
   std::string backend;
   std::string impl_key;
-  bool peer = false;            ///< another backend's collective, the yardstick: never gating
+  bool peer = false;            ///< the peer's collective, the yardstick: never gating
   std::size_t case_index = 0;   ///< the suite case this size of the sweep comes from
   Case sized;                   ///< the case at this size (x is [count])
   CollectiveSpec spec;
@@ -41,5 +42,16 @@ struct CollectiveBenchJob {
   std::optional<double> algbw_gbps() const;
   std::optional<double> busbw_gbps(int ranks) const;
 };
+
+/// The best busbw of the peer rows on the same case and size that PASSED, and ours over it.
+std::optional<double> peer_busbw_gbps(const CollectiveBenchJob& job, const std::vector<CollectiveBenchJob>& jobs, int ranks);
+std::optional<double> ratio_vs_peer(const CollectiveBenchJob& job, const std::vector<CollectiveBenchJob>& jobs, int ranks);
+
+/// True for a row status that fails a selected backend's row (FAILED, ERROR, TIMEOUT, CRASHED).
+bool collective_row_gates(Status s);
+
+/// The row's record as the result stream carries it, `iters` and `warmup` being the sweep's.
+BenchRecord bench_record(const CollectiveBenchJob& job, const std::vector<CollectiveBenchJob>& jobs, int ranks, int iters,
+                         int warmup);
 
 }  // namespace opcert

@@ -1,25 +1,19 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <functional>
 #include <map>
+#include <memory>
 
 #include "bench/collective_bench.h"
-#include "bench/collective_bench_record.h"
+#include "bench/collective_bench_ledger.h"
 #include "bench/sample_timer.h"
-#include "check/collectives/collective_case.h"
-#include "check/prepared_case.h"
-#include "model/case_result_json.h"
-#include "run/collective_runner.h"
-#include "run/collective_step.h"
-#include "run/job_list.h"
-#include "run/rank_session.h"
+#include "reports/json_report_writer.h"
+#include "session/collective_loop.h"
+#include "session/job_list.h"
+#include "session/run_header.h"
 
 namespace opcert {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-using nlohmann::json;
 
 // The suite's case at `bytes`: x holds the count of that size; the id names the size.
 Case sized_case(const Case& c, const CollectiveSpec& spec, uint64_t bytes) {
@@ -31,7 +25,7 @@ Case sized_case(const Case& c, const CollectiveSpec& spec, uint64_t bytes) {
 }
 
 // Every (backend, implementation, case, size), grouped by backend (one communicator each), the
-// peers first so that a row's ratio is known when it is printed.
+// peers first so that a row's ratio is known when it is shown.
 std::vector<CollectiveBenchJob> plan(const std::vector<RunTarget>& targets, const Suite& suite, const BenchSettings& s,
                                      const SweepSettings& sweep, int ranks) {
   std::vector<Job> jobs = plan_checked_jobs(backend_plans(targets), suite, s.filter, s.impl_selection);
@@ -40,7 +34,7 @@ std::vector<CollectiveBenchJob> plan(const std::vector<RunTarget>& targets, cons
   std::vector<CollectiveBenchJob> out;
   for (const Job& j : jobs) {
     const Case& c = suite.cases.at(j.case_index);
-    CollectiveSpec base = CollectiveSpec::of(c);
+    const CollectiveSpec base = CollectiveSpec::of(c);
     int64_t last_count = -1;
     for (uint64_t asked : sizes) {
       CollectiveBenchJob job;
@@ -62,127 +56,93 @@ std::vector<CollectiveBenchJob> plan(const std::vector<RunTarget>& targets, cons
   return out;
 }
 
-// The job list as the ranks compare it: they must run the same steps in the same order.
-std::string job_list(const std::vector<CollectiveBenchJob>& jobs) {
-  std::string all;
-  for (const auto& j : jobs) all += j.name + '\n';
-  return all;
+nlohmann::json bench_settings_json(const CollectiveBenchSettings& cs) {
+  return {{"cold_l2", false},
+          {"copy_baseline", false},
+          {"benchmark_flags", nlohmann::json::array()},
+          {"collectives",
+           {{"min_bytes", cs.sweep.min_bytes},
+            {"max_bytes", cs.sweep.max_bytes},
+            {"step_factor", cs.sweep.step_factor},
+            {"iters", cs.iters},
+            {"warmup", cs.warmup},
+            {"timeout_s", static_cast<double>(cs.timeout.count()) / 1000.0},
+            {"time_over_ranks", "mean"}}}};
 }
 
-class BenchRankRun {
+// The bench's step: one collective checked (a wrong result fails the row), `warmup` untimed, then
+// `iters` timed in one batch; the ranks agree between the parts, so every rank starts the timed
+// batch together and a rank that failed stands the others down.
+class TimedStep {
  public:
-  BenchRankRun(const std::vector<RunTarget>& targets, const Suite& suite, const BenchSettings& s,
-               const CollectiveBenchSettings& cs, World& world, std::vector<CollectiveBenchJob> jobs)
-      : targets_(targets), suite_(suite), s_(s), cs_(cs), world_(world), jobs_(std::move(jobs)),
-        session_(world, cs.timeout) {}
+  explicit TimedStep(const CollectiveBenchSettings& cs) : cs_(cs) {}
 
-  int run();
+  void operator()(StepRun& run) {
+    bool ok = true;
+    try {
+      run.prepared.run(run.comm.comm);
+      run.result = run.prepared.check();
+    } catch (const std::exception& e) {
+      run.result = run.failure(e);
+      ok = false;
+    }
+    if (run.session.agree(ok ? 1 : 0, run.start, "finish the checked collective") != 1) return;
+    try {
+      for (int i = 0; i < cs_.warmup; ++i) run.prepared.launch(run.comm.comm);
+      run.backend.synchronize(run.device);
+    } catch (const std::exception& e) {
+      run.result = run.failure(e);
+      ok = false;
+    }
+    if (run.session.agree(ok ? 1 : 0, run.start, "finish the warm-up") != 1) return;
+    SampleTimer& timer = timer_for(run.backend, run.device);
+    run.extra["timing"] = timer.method();
+    try {
+      const double batch = timer.time([&] {
+        for (int i = 0; i < cs_.iters; ++i) run.prepared.launch(run.comm.comm);
+      });
+      run.extra["seconds"] = batch / cs_.iters;
+    } catch (const std::exception& e) {
+      run.result = run.failure(e);
+    }
+  }
 
  private:
-  void run_backend(std::size_t backend_index, std::size_t first, std::size_t last);
-  void run_step(std::size_t step, BackendHandle& backend, opcert_device device, Communicator& comm, SampleTimer& timer);
+  SampleTimer& timer_for(BackendHandle& backend, opcert_device device) {
+    auto& slot = timers_[&backend];
+    if (!slot) slot = std::make_unique<SampleTimer>(backend, device);
+    return *slot;
+  }
 
-  const std::vector<RunTarget>& targets_;
-  const Suite& suite_;
-  const BenchSettings& s_;
   const CollectiveBenchSettings& cs_;
-  World& world_;
-  std::vector<CollectiveBenchJob> jobs_;
-  RankSession session_;
-  CollectiveBenchRecord* record_ = nullptr;  // rank 0: the session's ledger
+  std::map<BackendHandle*, std::unique_ptr<SampleTimer>> timers_;
 };
 
 }  // namespace
 
-void BenchRankRun::run_step(std::size_t step, BackendHandle& backend, opcert_device device, Communicator& comm,
-                            SampleTimer& timer) {
-  const CollectiveBenchJob& job = jobs_[step];
-  const auto start = session_.begin_step(step);
-  session_.ensure_communicator(backend, device, comm, start);  // before the query: it may need the rank count
-
-  CaseResult result;
-  std::optional<double> seconds;
-  std::unique_ptr<PreparedCollective> prepared =
-      prepare_collective_step(backend, job.impl_key, job.sized, device, comm, world_, result);
-  const auto failure = [&](const std::exception& e) {
-    return failed_collective_step(backend, job.impl_key, job.sized, world_, e, comm, "collective");
-  };
-  if (session_.agree(prepared ? 1 : 0, start, "get ready for the collective") == 1) {
-    bool ok = true;
-    try {  // one collective, checked: a wrong result fails the row
-      prepared->run(comm.comm);
-      result = prepared->check();
-    } catch (const std::exception& e) {
-      result = failure(e);
-      ok = false;
-    }
-    if (session_.agree(ok ? 1 : 0, start, "finish the checked collective") == 1) {
-      try {
-        for (int i = 0; i < cs_.warmup; ++i) prepared->launch(comm.comm);
-        backend.synchronize(device);
-      } catch (const std::exception& e) {
-        result = failure(e);
-        ok = false;
-      }
-      // Also the barrier before the timed batch: every rank starts it together.
-      if (session_.agree(ok ? 1 : 0, start, "finish the warm-up") == 1) {
-        try {
-          const double batch = timer.time([&] {
-            for (int i = 0; i < cs_.iters; ++i) prepared->launch(comm.comm);
-          });
-          seconds = batch / cs_.iters;
-        } catch (const std::exception& e) {
-          result = failure(e);
-        }
-      }
-    }
-  } else if (prepared) {
-    stand_down_collective_step(result, "collective");
-  }
-  session_.end_step();
-  result.duration_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  session_.collect(step,
-                   {{"result", to_json(result)}, {"seconds", seconds ? json(*seconds) : json(nullptr)},
-                    {"timing", timer.method()}},
-                   start);
-  if (record_) record_->end_step();
-}
-
-void BenchRankRun::run_backend(std::size_t b, std::size_t first, std::size_t last) {
-  BackendHandle& backend = *targets_[b].backend;
-  const opcert_device device = rank_device(backend, world_);
-  SampleTimer timer(backend, device);
-  Communicator comm;
-  for (std::size_t step = first; step < last; ++step) run_step(step, backend, device, comm, timer);
-  if (comm.comm != nullptr) backend.comm_destroy(comm.comm);
-}
-
-int BenchRankRun::run() {
-  session_.start(job_list(jobs_), [this] {
-    CollectiveBenchContext context;
-    context.targets = &targets_;
-    context.suite = &suite_;
-    context.settings = &s_;
-    context.collective = cs_;
-    context.ranks = world_.size();
-    context.launcher = world_.launcher();
-    context.started = std::chrono::system_clock::now();
-    auto record = std::make_unique<CollectiveBenchRecord>(std::move(context), jobs_, stdout);
-    record_ = record.get();
-    return record;
-  });
-  for_each_backend_span(jobs_, [this](std::size_t b, std::size_t first, std::size_t last) { run_backend(b, first, last); });
-  return session_.finish();
-}
-
 int run_collective_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, const BenchSettings& settings,
                               const CollectiveBenchSettings& collective, World& world) {
-  // The peer takes part only when it has collectives (torch.<op>.gloo / .nccl).
+  // The peer takes part only when it has collectives (e.g. torch.<op>.gloo / .nccl).
   std::vector<RunTarget> usable;
   for (const RunTarget& t : targets)
     if (!t.peer || t.backend->has_collectives()) usable.push_back(t);
-  BenchRankRun run(usable, suite, settings, collective, world, plan(usable, suite, settings, collective.sweep, world.size()));
-  return run.run();
+  std::vector<CollectiveBenchJob> jobs = plan(usable, suite, settings, collective.sweep, world.size());
+
+  CollectiveLoop loop;
+  loop.targets = usable;
+  loop.timeout = collective.timeout;
+  loop.what = "collective";
+  for (const auto& job : jobs) loop.steps.push_back({job.backend_index, job.impl_key, &job.sized, job.name});
+  loop.make_ledger = [&] {
+    RunReport header = run_header(kBenchReportKind, usable, suite, settings);
+    header.ranks = world.size();
+    header.launcher = world.launcher();
+    header.bench_settings = bench_settings_json(collective);
+    return std::make_unique<CollectiveBenchLedger>(std::move(header), settings, collective, jobs, world.size());
+  };
+  auto step = std::make_shared<TimedStep>(collective);  // std::function copies what it holds
+  loop.body = [step](StepRun& run) { (*step)(run); };
+  return run_collective_loop(loop, world);
 }
 
 }  // namespace opcert

@@ -9,6 +9,7 @@
 
 #include "model/dtype.h"
 #include "model/input_error.h"
+#include "reports/number_format.h"
 
 namespace opcert {
 
@@ -33,17 +34,6 @@ uint64_t parse_byte_size(std::string_view text, std::string_view flag) {
   else if (!unit.empty() && unit != "B") throw bad();
   if (value > (std::numeric_limits<uint64_t>::max() >> 34)) throw bad();
   return value << shift;
-}
-
-std::string format_byte_size(double bytes) {
-  constexpr const char* kUnits[] = {"", "K", "M", "G", "T"};
-  int unit = 0;
-  while (bytes >= 1024 && unit < 4) {
-    bytes /= 1024;
-    ++unit;
-  }
-  if (unit == 0) return fmt::format("{:.0f}", bytes);
-  return bytes == std::floor(bytes) ? fmt::format("{:.0f}{}", bytes, kUnits[unit]) : fmt::format("{:.3g}{}", bytes, kUnits[unit]);
 }
 
 void validate_sweep(const SweepSettings& s) {

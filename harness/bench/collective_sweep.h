@@ -24,8 +24,6 @@ struct SweepSettings {
 /// "4096", "1K", "256M", "1G" (powers of 1024; a trailing "B" or "iB" is allowed) in bytes.
 /// Throws InputError naming `flag` and what to write instead.
 uint64_t parse_byte_size(std::string_view text, std::string_view flag);
-/// Short form for tables: "1K", "256M", "1.5G"; plain bytes under 1 KiB.
-std::string format_byte_size(double bytes);
 
 /// Throws InputError (one line naming the flags) when min > max, a size is 0, or the step factor
 /// is not above 1.

@@ -14,7 +14,7 @@
 namespace opcert {
 
 void add_common_options(CLI::App& verb, CommonOptions& o) {
-  verb.add_option("--backend", o.backend, "Backends to use: comma-separated globs, '!' excludes (e.g. 'cpu,torch', '*,!torch')")
+  verb.add_option("--backend", o.backend, "Backends to use: comma-separated globs, '!' excludes (e.g. 'cpu,cuda', '*,!cpu')")
       ->envname("OPCERT_BACKENDS")
       ->capture_default_str();
   verb.add_option("--plugin-dir", o.plugin_dirs, "Directory of plugin manifests (*.json), after OPCERT_PLUGIN_PATH")
@@ -63,24 +63,59 @@ std::vector<BackendHandle*> select_backends(const Registry& registry, const std:
   return selected;
 }
 
-std::vector<RunTarget> run_targets(const Registry& registry, const std::vector<BackendHandle*>& selected, bool no_peer) {
+// The backend opcert compares with when neither --peer nor the platform names one: the one place
+// the harness names it (tests/layering checks that).
+constexpr const char* kDefaultPeer = "torch";
+
+std::string_view default_peer() { return kDefaultPeer; }
+
+void add_peer_options(CLI::App& verb, PeerOptions& o, const std::string& compared) {
+  verb.add_option("--peer", o.name,
+                  fmt::format("The backend compared with for {} (default: the platform config's peer, else {})", compared,
+                              kDefaultPeer))
+      ->type_name("NAME");
+  verb.add_flag("--no-peer", o.none, fmt::format("Run without a peer (no {})", compared));
+  verb.get_option("--no-peer")->excludes(verb.get_option("--peer"));
+}
+
+std::string resolve_peer(const PeerOptions& o, const PlatformCatalog& platforms, const std::string& platform,
+                         const Registry& registry) {
+  if (o.none) return "";
+  std::string asked = o.name, where = "--peer";
+  if (asked.empty() && !platform.empty()) {
+    asked = platforms.require(platform).peer;
+    where = fmt::format("platform '{}'", platform);
+  }
+  if (asked.empty()) return registry.find(kDefaultPeer) ? kDefaultPeer : "";
+  if (registry.find(asked) == nullptr) {
+    std::vector<std::string> names;
+    for (const auto& b : registry.backends()) names.push_back(b->name());
+    throw NoBackendError(fmt::format("{} names peer '{}', which is no usable backend (usable: {}); `opcert list` shows "
+                                     "why a backend is unavailable, --no-peer runs without one",
+                                     where, asked, names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))));
+  }
+  return asked;
+}
+
+std::vector<RunTarget> run_targets(const Registry& registry, const std::vector<BackendHandle*>& selected,
+                                   const std::string& peer) {
   std::vector<RunTarget> targets;
-  BackendHandle* torch = registry.find("torch");
-  const bool torch_selected = torch && std::find(selected.begin(), selected.end(), torch) != selected.end();
-  if (torch && (torch_selected || !no_peer)) targets.push_back({torch, !torch_selected});
+  BackendHandle* p = peer.empty() ? nullptr : registry.find(peer);
+  const bool selected_too = p && std::find(selected.begin(), selected.end(), p) != selected.end();
+  if (p) targets.push_back({p, !selected_too});
   for (BackendHandle* b : selected)
-    if (b != torch) targets.push_back({b, false});
+    if (b != p) targets.push_back({b, false});
   return targets;
 }
 
-EnvironmentInputs environment_inputs(const Registry& registry) {
+EnvironmentInputs environment_inputs(const Registry& registry, const std::string& peer) {
   const BuildInfo& build = build_info();
   EnvironmentInputs e;
   e.opcert_version = std::string(build.version);
   e.git_commit = std::string(build.git_commit);
   e.compiler = std::string(build.compiler);
   e.build_type = std::string(build.build_type);
-  if (const BackendHandle* torch = registry.find("torch")) e.libraries["torch"] = torch->version();
+  if (const BackendHandle* p = peer.empty() ? nullptr : registry.find(peer)) e.libraries[peer] = p->version();
   return e;
 }
 

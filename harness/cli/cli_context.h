@@ -11,7 +11,7 @@
 #include "loader/platform/platform_config.h"
 #include "loader/registry.h"
 #include "reports/environment.h"
-#include "run/conformance_runner.h"
+#include "session/targets.h"
 
 namespace opcert {
 
@@ -27,18 +27,39 @@ struct CommonOptions {
 /// Adds the common flags to a verb.
 void add_common_options(CLI::App& verb, CommonOptions& options);
 
+/// The peer of `opcert run` and `opcert bench`: the backend every result is compared with
+/// (alignment, speed ratios), a role rather than a name (docs/CLI.md, "The peer").
+struct PeerOptions {
+  std::string name;      // --peer; "" = the platform config's, else the default
+  bool none = false;     // --no-peer
+};
+
+/// The peer when neither --peer nor the platform config names one.
+std::string_view default_peer();
+
+/// Adds --peer and --no-peer to a verb; `compared` says what the peer gives ("the alignment
+/// figure", "the speedup column").
+void add_peer_options(CLI::App& verb, PeerOptions& options, const std::string& compared);
+
+/// The peer's name: --peer when given, else the applied platform's `peer`, else the default
+/// (torch); "" with --no-peer, or when the default is not loaded. A peer asked for by name (flag or
+/// platform) that no usable backend has is a NoBackendError (exit 3).
+std::string resolve_peer(const PeerOptions& options, const PlatformCatalog& platforms, const std::string& platform,
+                         const Registry& registry);
+
 /// Registers the built-in backends and discovers plugins; failures land in unavailable().
 std::unique_ptr<Registry> load_registry(const CommonOptions& options);
 
 /// Built-in platforms merged with OPCERT_PLATFORM_JSON and --platform-config; InputError on bad files.
 PlatformCatalog load_platform_catalog(const CommonOptions& options);
 
-/// The targets of a run or bench: the torch backend first (as the peer when it was not selected,
-/// unless `no_peer`), then the selected backends in order.
-std::vector<RunTarget> run_targets(const Registry& registry, const std::vector<BackendHandle*>& selected, bool no_peer);
+/// The targets of a run or bench: the peer first (a target of its own when it was not selected),
+/// then the selected backends in order. `peer` "" for none.
+std::vector<RunTarget> run_targets(const Registry& registry, const std::vector<BackendHandle*>& selected,
+                                   const std::string& peer);
 
-/// This build's facts and the versions of the libraries the registry loaded, for the report.
-EnvironmentInputs environment_inputs(const Registry& registry);
+/// This build's facts, and the peer's version (under its name), for the report.
+EnvironmentInputs environment_inputs(const Registry& registry, const std::string& peer);
 
 /// The selected backends; an include pattern that matches no usable backend, or an empty
 /// selection, is a NoBackendError (exit 3) naming what is usable.

@@ -13,8 +13,8 @@
 #include "opkit/op_registry.h"
 #include "ranks/launch_env.h"
 #include "ranks/world.h"
-#include "run/job_list.h"
-#include "run/run_paths.h"
+#include "session/job_list.h"
+#include "session/run_paths.h"
 
 namespace opcert {
 namespace {
@@ -25,7 +25,6 @@ struct BenchFlags {
   std::string out;
   uint64_t seed = 1;
   std::string impl;
-  bool no_peer = false;
   bool cold_l2 = false;
   bool copy_baseline = false;
   // Collective suites only (the size sweep, nccl-tests' -b -e -f -n -w).
@@ -111,7 +110,8 @@ std::vector<std::string> benchmark_flags_of(const std::vector<std::string>& extr
 void add_bench_verb(CLI::App& app, int& exit_code) {
   auto* verb = app.add_subcommand(
       "bench",
-      "Benchmark the selected backends, with the torch peer timed in the same run (Google Benchmark). "
+      fmt::format("Benchmark the selected backends, with the peer ({} by default) timed in the same run (Google Benchmark). ",
+                  default_peer()) +
       "Google Benchmark's own flags pass through: --benchmark_min_time=SECONDS, --benchmark_repetitions=N, "
       "--benchmark_filter=REGEX, --benchmark_enable_random_interleaving=true, --benchmark_min_warmup_time=SECONDS, ... "
       "A suite of collectives (bench/collectives, under mpirun) is swept by size instead: time, algbw and busbw per size, "
@@ -130,7 +130,8 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
   verb->add_option("--impl", flags->impl,
                    "Implementation keys to time: comma-separated globs, '!' excludes (default: every implementation)")
       ->type_name("GLOBS");
-  verb->add_flag("--no-peer", flags->no_peer, "Do not time the torch backend alongside (no 'vs torch' column)");
+  auto peer = std::make_shared<PeerOptions>();
+  add_peer_options(*verb, *peer, "the speedup column");
   verb->add_flag("--cold-l2", flags->cold_l2,
                  "Flush the last-level cache before each sample (platform cache_mib, the host's LLC, or 256 MiB)");
   verb->add_flag("--copy-baseline", flags->copy_baseline,
@@ -155,7 +156,7 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
       ->type_name("SECONDS")
       ->capture_default_str();
 
-  verb->callback([verb, options, flags, &exit_code] {
+  verb->callback([verb, options, flags, peer, &exit_code] {
     const auto started = std::chrono::system_clock::now();
     BenchSettings s;
     s.benchmark_flags = benchmark_flags_of(verb->remaining());
@@ -183,16 +184,16 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
     s.platform = options->platform;
     s.platforms = &platforms;
     s.command_line = current_command_line();
-    s.suite_asked = flags->suite;
-    s.environment = environment_inputs(*registry);
+    s.peer = resolve_peer(*peer, platforms, options->platform, *registry);
+    s.environment = environment_inputs(*registry, s.peer);
     if (collectives) {
       // Ranks of an MPI job, or one rank that says so (DESIGN.md section 8).
       const std::unique_ptr<World> world = make_world();
       if (const std::string mpi = world->library_version(); !mpi.empty()) s.environment.libraries["mpi"] = mpi;
       std::vector<RunTarget> targets;
-      for (const RunTarget& t : run_targets(*registry, selected, flags->no_peer))
+      for (const RunTarget& t : run_targets(*registry, selected, s.peer))
         if (t.backend->has_collectives()) targets.push_back(t);
-      if (targets.empty()) targets = run_targets(*registry, selected, true);  // the runner says why: exit 3
+      if (targets.empty()) targets = run_targets(*registry, selected, "");  // the runner says why: exit 3
       try {
         exit_code = run_collective_benchmarks(targets, suite, s, collective, *world);
       } catch (...) {
@@ -202,7 +203,7 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
       world->finalize();
       return;
     }
-    exit_code = run_benchmarks(run_targets(*registry, selected, flags->no_peer), suite, s);
+    exit_code = run_benchmarks(run_targets(*registry, selected, s.peer), suite, s);
   });
 }
 

@@ -16,8 +16,8 @@
 #include "ranks/world.h"
 #include "run/collective_runner.h"
 #include "run/conformance_runner.h"
-#include "run/job_list.h"
-#include "run/run_paths.h"
+#include "session/job_list.h"
+#include "session/run_paths.h"
 
 namespace opcert {
 namespace {
@@ -29,7 +29,6 @@ struct RunFlags {
   uint64_t seed = 1;
   double timeout_s = 60.0;
   std::string impl;
-  bool no_peer = false;
   std::string progress = "auto";
 };
 
@@ -82,12 +81,13 @@ void add_run_verb(CLI::App& app, int& exit_code) {
   verb->add_option("--impl", flags->impl,
                    "Implementation keys to test: comma-separated globs, '!' excludes (default: every implementation)")
       ->type_name("GLOBS");
-  verb->add_flag("--no-peer", flags->no_peer, "Do not run the torch backend as the alignment peer");
+  auto peer = std::make_shared<PeerOptions>();
+  add_peer_options(*verb, *peer, "the alignment figure");
   verb->add_option("--progress", flags->progress, "Progress display: a bar on a terminal (auto), bar, or plain lines")
       ->check(CLI::IsMember({"auto", "bar", "plain"}))
       ->capture_default_str();
 
-  verb->callback([options, flags, &exit_code] {
+  verb->callback([options, flags, peer, &exit_code] {
     const auto started = std::chrono::system_clock::now();
     filter_cases({}, flags->filter);  // a bad expression is bad usage before anything loads
     const PlatformCatalog platforms = load_platform_catalog(*options);
@@ -121,15 +121,17 @@ void add_run_verb(CLI::App& app, int& exit_code) {
       s.repro_options.insert(s.repro_options.end(), {"--platform", options->platform});
     }
     s.repro_suite = suite_for_repro(flags->suite, suite);
-    s.environment = environment_inputs(*registry);
+    s.platforms = &platforms;
+    s.peer = resolve_peer(*peer, platforms, options->platform, *registry);
+    s.environment = environment_inputs(*registry, s.peer);
 
     if (selects_collectives(suite, flags->filter, flags->suite)) {
-      // Ranks of an MPI job, or one rank that says so (DESIGN.md section 8). No torch peer here.
+      // Ranks of an MPI job, or one rank that says so (DESIGN.md section 8). No peer here: nothing is compared.
       const std::unique_ptr<World> world = make_world();
       if (const std::string mpi = world->library_version(); !mpi.empty()) s.environment.libraries["mpi"] = mpi;
       // Backends without communicators have nothing to run here; keep them out of the report
       // (when none has any, the selection stays and the runner says so, exit 3).
-      std::vector<RunTarget> targets = run_targets(*registry, selected, true);
+      std::vector<RunTarget> targets = run_targets(*registry, selected, "");
       std::vector<RunTarget> with_comms;
       for (const RunTarget& t : targets)
         if (t.backend->has_collectives()) with_comms.push_back(t);
@@ -143,7 +145,7 @@ void add_run_verb(CLI::App& app, int& exit_code) {
       world->finalize();
       return;
     }
-    exit_code = run_conformance(run_targets(*registry, selected, flags->no_peer), suite, s);
+    exit_code = run_conformance(run_targets(*registry, selected, s.peer), suite, s);
   });
 }
 

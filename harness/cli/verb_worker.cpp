@@ -14,8 +14,8 @@
 #include "model/dtype.h"
 #include "model/exit_codes.h"
 #include "model/input_error.h"
-#include "run/worker_loop.h"
-#include "run/worker_protocol.h"
+#include "session/worker_loop.h"
+#include "session/worker_protocol.h"
 
 namespace opcert {
 namespace {
@@ -41,16 +41,6 @@ ProtocolFds take_protocol_fds() {
     close(null);
   }
   return fds;
-}
-
-ExecutionOptions options_for(const Case& c, const PlatformConfig* platform) {
-  ExecutionOptions o;
-  if (platform) {
-    const ToleranceOverride t = platform->tolerance_for(c.op, c.dtype);
-    o.bound_override.atol = t.atol;
-    o.bound_override.rtol = t.rtol;
-  }
-  return o;
 }
 
 }  // namespace
@@ -105,7 +95,7 @@ void add_worker_verb(CLI::App& app, int& exit_code) {
       return;
     }
     const PlatformConfig* applied = has_platform ? &platform : nullptr;
-    serve_jobs(*backend, suite, fds.in, fds.out, [applied](const Case& c) { return options_for(c, applied); });
+    serve_jobs(*backend, suite, fds.in, fds.out, [applied](const Case& c) { return execution_options(c, applied); });
     exit_code = kExitOk;
   });
 }

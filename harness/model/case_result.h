@@ -52,9 +52,9 @@ struct CaseResult {
   bool out_of_bounds_write = false;
   double duration_ms = 0.0; // wall time of the case in the worker, reference included
   std::string repro;        // one command line that reruns exactly this case
-  /// The alignment figure: this implementation's RMSE on the primary output over torch's on the
-  /// same inputs; absent when the torch peer did not run the case or both errors are zero.
-  std::optional<double> torch_rmse;
+  /// The alignment figure: this implementation's RMSE on the primary output over the peer's on
+  /// the same inputs; absent when the peer did not run the case or both errors are zero.
+  std::optional<double> peer_rmse;
   std::optional<double> alignment_ratio;
   /// The rank that measured this result, for collectives run across ranks (absent otherwise).
   std::optional<int> rank;

@@ -94,7 +94,7 @@ json to_json(const CaseResult& r) {
             {"out_of_bounds_write", r.out_of_bounds_write},
             {"duration_ms", r.duration_ms},
             {"repro", r.repro}};
-  j["torch_rmse"] = r.torch_rmse ? number(*r.torch_rmse) : json(nullptr);
+  j["peer_rmse"] = r.peer_rmse ? number(*r.peer_rmse) : json(nullptr);
   j["alignment_ratio"] = r.alignment_ratio ? number(*r.alignment_ratio) : json(nullptr);
   if (r.rank) j["rank"] = *r.rank;
   return j;
@@ -118,7 +118,7 @@ CaseResult case_result_from_json(const json& j) {
   r.out_of_bounds_write = field(j, "out_of_bounds_write").get<bool>();
   r.duration_ms = field(j, "duration_ms").get<double>();
   r.repro = field(j, "repro").get<std::string>();
-  if (auto it = j.find("torch_rmse"); it != j.end() && !it->is_null()) r.torch_rmse = number_from(*it, "torch_rmse");
+  if (auto it = j.find("peer_rmse"); it != j.end() && !it->is_null()) r.peer_rmse = number_from(*it, "peer_rmse");
   if (auto it = j.find("alignment_ratio"); it != j.end() && !it->is_null())
     r.alignment_ratio = number_from(*it, "alignment_ratio");
   if (auto it = j.find("rank"); it != j.end() && !it->is_null()) r.rank = it->get<int>();

@@ -1,40 +1,24 @@
 #include "run/conformance_runner.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
 #include <map>
-#include <memory>
 
 #include "model/exit_codes.h"
 #include "model/input_error.h"
 #include "reports/alignment.h"
-#include "reports/report_writer.h"
-#include "reports/results_stream.h"
-#include "reports/summary_table.h"
-#include "run/job_list.h"
-#include "run/repro.h"
-#include "run/run_paths.h"
-#include "run/stop_request.h"
-#include "run/worker_session.h"
+#include "reports/output_sets.h"
+#include "session/job_list.h"
+#include "session/repro.h"
+#include "session/run_header.h"
+#include "session/run_paths.h"
+#include "session/stop_request.h"
+#include "session/worker_session.h"
 
 namespace opcert {
-
-std::vector<BackendPlan> backend_plans(const std::vector<RunTarget>& targets) {
-  std::vector<BackendPlan> plans;
-  for (const auto& t : targets) plans.push_back({t.backend->name(), t.backend->implementations(), t.peer});
-  return plans;
-}
-
 namespace {
-
-// Checks the selections before anything starts; returns the jobs to run.
-std::vector<Job> plan_jobs(const std::vector<RunTarget>& targets, const Suite& suite, const RunSettings& s) {
-  return plan_checked_jobs(backend_plans(targets), suite, s.filter, s.impl_selection);
-}
-
 
 WorkerLaunch launch_for(const RunTarget& t, const Suite& suite, const RunSettings& s) {
   WorkerLaunch launch;
@@ -50,67 +34,29 @@ WorkerLaunch launch_for(const RunTarget& t, const Suite& suite, const RunSetting
   return launch;
 }
 
+std::string stopped_by() {
+  const int sig = stop_signal();
+  return sig == 0 ? "interrupted" : (sig == SIGTERM ? "SIGTERM" : "SIGINT");
+}
+
 }  // namespace
 
-BackendRecord backend_record(const RunTarget& t) {
-  const BackendSource& src = t.backend->source();
-  BackendRecord r;
-  r.name = t.backend->name();
-  r.version = t.backend->version();
-  r.source = src.kind == BackendSource::Kind::kPlugin ? "plugin" : "built-in";
-  r.library_path = src.library_path;
-  r.sha256 = src.sha256;
-  r.peer = t.peer;
-  return r;
-}
-
-RunReport report_header(const std::vector<RunTarget>& targets, const Suite& suite, const RunSettings& s) {
-  RunReport report;
-  report.opcert_version = s.environment.opcert_version;
-  report.command_line = s.command_line;
-  report.suite = suite.name;
-  report.suite_path = suite.path;
-  report.suite_sha256 = suite.sha256;
-  report.seed = s.seed;
-  report.platform = s.platform;
-  report.started_at = iso_utc(std::chrono::system_clock::now());
-  for (const auto& t : targets) report.backends.push_back(backend_record(t));
-  return report;
-}
-
-bool write_reports(const RunReport& report, const std::filesystem::path& out_dir) {
-  bool written = true;
-  for (const auto& writer : all_report_writers()) {
-    try {
-      writer->write(report, out_dir);
-    } catch (const std::exception& e) {
-      written = false;
-      fmt::print(stderr, "opcert: error: {}\n", e.what());
-    }
-  }
-  return written;
-}
-
 int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, const RunSettings& s) {
-  const auto jobs = plan_jobs(targets, suite, s);
+  const auto jobs = plan_checked_jobs(backend_plans(targets), suite, s.filter, s.impl_selection);
   prepare_out_dir(s.out_dir);
-
-  RunReport report = report_header(targets, suite, s);
-
-  ReproContext repro{s.repro_suite, s.seed, s.repro_options};
-  std::unique_ptr<ResultsStream> opened;
+  ResultStream stream;
   try {
-    opened = std::make_unique<ResultsStream>(s.out_dir, ResultsStream::Mode::kTruncate);
+    add_conformance_outputs(stream, s.out_dir, s.progress, jobs.size());
   } catch (const std::exception& e) {
     throw InputError(fmt::format("--out '{}': {}", s.out_dir.string(), e.what()));
   }
-  ResultsStream& stream = *opened;
-  Progress progress(s.progress, stderr, jobs.size());
+  RunReport report = run_header("opcert-conformance-report", targets, suite, s);
+  stream.run_started(report);
+
+  const ReproContext repro{s.repro_suite, s.seed, s.repro_options};
   install_stop_handlers();
   const std::function<bool()> stop = [] { return stop_requested(); };
-
   bool interrupted = false;
-  bool stream_failed = false;
   for (std::size_t b = 0; b < targets.size() && !interrupted; ++b) {
     const RunTarget& target = targets[b];
     WorkerSession session(launch_for(target, suite, s));
@@ -121,7 +67,7 @@ int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, c
         break;
       }
       const Case& c = suite.cases[job.case_index];
-      progress.starting(job.backend, job.impl_key, c.id);
+      stream.case_started({job.backend, job.impl_key, c.id});
       auto result = session.run({c.id, job.impl_key}, c, s.timeout, stop);
       if (!result) {
         interrupted = true;
@@ -129,49 +75,33 @@ int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, c
       }
       if (result->repro.empty())
         result->repro = repro_line(target.backend->name(), target.backend->source(), job.impl_key, c.id, repro);
-      try {
-        stream.append(*result);
-      } catch (const std::exception& e) {
-        if (!stream_failed) progress.note(fmt::format("opcert: error: {}", e.what()));
-        stream_failed = true;
-      }
-      progress.finished(*result, job.peer);
+      stream.case_done(*result, job.peer);
       report.results.push_back(std::move(*result));
     }
     session.shutdown();
     if (session.starts() > 1)
-      progress.note(fmt::format("{}: the worker was started {} times (crashes and timeouts restart it); its "
-                                "stderr is in {}",
-                                target.backend->name(), session.starts(),
-                                (s.out_dir / "logs" / (file_safe(target.backend->name()) + ".worker.log")).string()));
+      stream.note(fmt::format("{}: the worker was started {} times (crashes and timeouts restart it); its stderr is in {}",
+                              target.backend->name(), session.starts(),
+                              (s.out_dir / "logs" / (file_safe(target.backend->name()) + ".worker.log")).string()));
   }
-  progress.done();
-  if (interrupted || stop_requested()) {
-    interrupted = true;
-    const int sig = stop_signal();
-    fmt::print(stderr, "opcert: {}: stopped after {} of {} cases; writing what was measured\n",
-               sig == 0 ? "interrupted" : (sig == SIGTERM ? "SIGTERM" : "SIGINT"), report.results.size(),
-               jobs.size());
-  }
+  interrupted = interrupted || stop_requested();
+  if (interrupted)
+    stream.note(fmt::format("opcert: {}: stopped after {} of {} cases; writing what was measured", stopped_by(),
+                            report.results.size(), jobs.size()));
 
-  fill_alignment(report.results, "torch");
-  std::map<std::string, bool> peer_by_backend;
-  for (const auto& t : targets) peer_by_backend[t.backend->name()] = t.peer;
+  fill_alignment(report.results, s.peer);
+  std::map<std::string, bool> peer_only;
+  for (const auto& t : targets) peer_only[t.backend->name()] = t.peer;
   const bool any_failed = std::any_of(report.results.begin(), report.results.end(), [&](const CaseResult& r) {
-    return !peer_by_backend[r.backend] && status_fails_run(r.status);
+    return !peer_only[r.backend] && status_fails_run(r.status);
   });
   report.complete = !interrupted;
   report.exit_code = interrupted ? kExitInterrupted : (any_failed ? kExitCheckFailed : kExitOk);
-  report.finished_at = iso_utc(std::chrono::system_clock::now());
+  report.finished_at = now_utc();
   report.environment = capture_environment(s.environment);
-
-  const bool written = write_reports(report, s.out_dir);
+  stream.run_finished(report);
   remove_stop_handlers();
-
-  fmt::print("{}", console_summary_table(report, isatty(STDOUT_FILENO) == 1));
-  fmt::print("{} result(s) in {}{}\n", report.results.size(), s.out_dir.string(),
-             report.complete ? "" : " (incomplete: the run was interrupted)");
-  if (!written) fmt::print(stderr, "opcert: error: some reports could not be written; results.jsonl has every result\n");
+  if (stream.failed()) fmt::print(stderr, "opcert: error: some outputs could not be written (see above)\n");
   return report.exit_code;
 }
 

@@ -1,11 +1,12 @@
 // The figures `opcert bench` derives from what it measured: roofline percentages, the platform
-// whose peaks apply, the median and spread of repetitions, the speedup over the torch peer, and
+// whose peaks apply, the median and spread of repetitions, the speedup over the peer, and
 // how times are written.
 #include <gtest/gtest.h>
 
 #include "bench/bench_job.h"
 #include "bench/roofline.h"
-#include "bench/table_reporter.h"
+#include "model/bench_record.h"
+#include "reports/number_format.h"
 
 namespace opcert {
 namespace {
@@ -53,19 +54,32 @@ TEST(Roofline, PlatformIsTheRequestedOneElseTheOneNamingTheDevice) {
   EXPECT_EQ(platform_for_device(catalog, "other", "NVIDIA H100 80GB HBM3")->name, "other");
 }
 
+BenchRun repetition(double seconds) {
+  BenchRun r;
+  r.iterations = 10;
+  r.seconds = seconds;
+  return r;
+}
+
+BenchRun aggregate(const char* name, double seconds) {
+  BenchRun r = repetition(seconds);
+  r.aggregate = name;
+  return r;
+}
+
 BenchJob job_with(std::vector<double> repetitions) {
   BenchJob job;
-  for (double s : repetitions) job.reported.push_back({"", 10, s});
+  for (double s : repetitions) job.runs.push_back(repetition(s));
   return job;
 }
 
 TEST(BenchJobFigures, TypicalIsTheMedianAndSpreadTheWorstDistanceFromIt) {
   const BenchJob one = job_with({2.0});
   EXPECT_DOUBLE_EQ(*one.typical_seconds(), 2.0);
-  EXPECT_FALSE(one.spread());
+  EXPECT_FALSE(repetition_spread(one.runs));
   const BenchJob three = job_with({1.0, 1.2, 0.9});
   EXPECT_DOUBLE_EQ(*three.typical_seconds(), 1.0);
-  EXPECT_NEAR(*three.spread(), 0.2, 1e-12);
+  EXPECT_NEAR(*repetition_spread(three.runs), 0.2, 1e-12);
   const BenchJob four = job_with({1.0, 3.0, 2.0, 4.0});
   EXPECT_DOUBLE_EQ(*four.typical_seconds(), 2.5);
   EXPECT_FALSE(BenchJob{}.typical_seconds());
@@ -73,7 +87,7 @@ TEST(BenchJobFigures, TypicalIsTheMedianAndSpreadTheWorstDistanceFromIt) {
 
 TEST(BenchJobFigures, OnlyAggregatesReportedFallsBackToTheMedianAggregate) {
   BenchJob job;
-  job.reported = {{"mean", 3, 2.0}, {"median", 3, 1.5}, {"cv", 3, 0.1}};
+  job.runs = {aggregate("mean", 2.0), aggregate("median", 1.5), aggregate("cv", 0.1)};
   EXPECT_DOUBLE_EQ(*job.typical_seconds(), 1.5);
 }
 
@@ -82,7 +96,15 @@ TEST(BenchJobFigures, SpeedupIsThePeersTimeOverOurs) {
   jobs[1].peer_job = 0;
   EXPECT_DOUBLE_EQ(*speedup_vs_peer(jobs[1], jobs), 2.0);
   EXPECT_FALSE(speedup_vs_peer(jobs[2], jobs));  // no peer on that case
-  jobs[0].reported.clear();                       // the peer was not measured
+  jobs[0].runs.clear();                           // the peer was not measured
+  EXPECT_FALSE(speedup_vs_peer(jobs[1], jobs));
+}
+
+TEST(BenchJobFigures, AJobWhoseTimingFailedHasNoTypicalTimeAndNoSpeedup) {
+  std::vector<BenchJob> jobs = {job_with({3.0}), job_with({1.5})};
+  jobs[1].peer_job = 0;
+  jobs[1].error = "launch failed";
+  EXPECT_FALSE(jobs[1].typical_seconds());
   EXPECT_FALSE(speedup_vs_peer(jobs[1], jobs));
 }
 

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "bench/collective_bench_job.h"
-#include "bench/collective_bench_rows.h"
+#include "reports/number_format.h"
 #include "bench/collective_sweep.h"
 #include "model/input_error.h"
 

@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "check/execution.h"
+#include "session/execution.h"
 #include "loader/backend_handle.h"
 #include "mutant_backend.h"
 

@@ -15,12 +15,12 @@ TEST(FillAlignment, RatioIsOwnRmseOverTorchRmseOfTheSameCase) {
   std::vector<CaseResult> rs{result("cpu", "gemm", "g1", Status::kPassed, 0.5),
                              result("torch", "gemm", "g1", Status::kPassed, 0.2),
                              result("cuda", "gemm", "g1", Status::kFailed, 0.03)};
-  fill_alignment(rs);
-  EXPECT_DOUBLE_EQ(rs[0].torch_rmse.value(), 0.2);
+  fill_alignment(rs, "torch");
+  EXPECT_DOUBLE_EQ(rs[0].peer_rmse.value(), 0.2);
   EXPECT_DOUBLE_EQ(rs[0].alignment_ratio.value(), 2.5);   // 0.5 / 0.2
   EXPECT_DOUBLE_EQ(rs[2].alignment_ratio.value(), 0.15);  // 0.03 / 0.2
   // The peer itself is left alone.
-  EXPECT_FALSE(rs[1].torch_rmse.has_value());
+  EXPECT_FALSE(rs[1].peer_rmse.has_value());
   EXPECT_FALSE(rs[1].alignment_ratio.has_value());
 }
 
@@ -30,8 +30,8 @@ TEST(FillAlignment, UsesThePrimaryOutputOfBoth) {
   auto peer = result("torch", "rope", "r1", Status::kPassed, 0.1);
   peer.metrics.push_back(test::metrics("k_out", 1e-9));
   std::vector<CaseResult> rs{own, peer};
-  fill_alignment(rs);
-  EXPECT_DOUBLE_EQ(rs[0].torch_rmse.value(), 0.1);
+  fill_alignment(rs, "torch");
+  EXPECT_DOUBLE_EQ(rs[0].peer_rmse.value(), 0.1);
   EXPECT_DOUBLE_EQ(rs[0].alignment_ratio.value(), 4.0);
 }
 
@@ -39,11 +39,11 @@ TEST(FillAlignment, ZeroTorchRmse) {
   std::vector<CaseResult> rs{result("cpu", "gemm", "exact", Status::kPassed, 0.0),
                              result("cuda", "gemm", "exact", Status::kFailed, 0.125),
                              result("torch", "gemm", "exact", Status::kPassed, 0.0)};
-  fill_alignment(rs);
+  fill_alignment(rs, "torch");
   EXPECT_DOUBLE_EQ(rs[0].alignment_ratio.value(), 1.0);  // both exact
-  EXPECT_DOUBLE_EQ(rs[0].torch_rmse.value(), 0.0);
+  EXPECT_DOUBLE_EQ(rs[0].peer_rmse.value(), 0.0);
   EXPECT_FALSE(rs[1].alignment_ratio.has_value());       // would be infinite
-  EXPECT_DOUBLE_EQ(rs[1].torch_rmse.value(), 0.0);
+  EXPECT_DOUBLE_EQ(rs[1].peer_rmse.value(), 0.0);
 }
 
 TEST(FillAlignment, OnlyAPassedOrFailedPeerWithMetricsCounts) {
@@ -55,9 +55,9 @@ TEST(FillAlignment, OnlyAPassedOrFailedPeerWithMetricsCounts) {
                              result("torch", "gemm", "c", Status::kMistrusted, 0.1),
                              result("cpu", "gemm", "d", Status::kPassed, 0.5),
                              result("torch", "gemm", "d", Status::kFailed, 0.25)};
-  fill_alignment(rs);
+  fill_alignment(rs, "torch");
   for (int i : {0, 2, 4}) {
-    EXPECT_FALSE(rs[i].torch_rmse.has_value()) << rs[i].case_id;
+    EXPECT_FALSE(rs[i].peer_rmse.has_value()) << rs[i].case_id;
     EXPECT_FALSE(rs[i].alignment_ratio.has_value()) << rs[i].case_id;
   }
   EXPECT_DOUBLE_EQ(rs[6].alignment_ratio.value(), 2.0);
@@ -68,23 +68,23 @@ TEST(FillAlignment, MatchesOnSuiteAndCaseId) {
   other_suite.suite = "full";
   std::vector<CaseResult> rs{result("cpu", "gemm", "g1", Status::kPassed, 0.5), other_suite,
                              result("torch", "gemm", "g2", Status::kPassed, 0.1)};
-  fill_alignment(rs);
-  EXPECT_FALSE(rs[0].torch_rmse.has_value());
+  fill_alignment(rs, "torch");
+  EXPECT_FALSE(rs[0].peer_rmse.has_value());
   EXPECT_FALSE(rs[0].alignment_ratio.has_value());
 }
 
 TEST(FillAlignment, OwnResultWithoutMetricsGetsTorchRmseOnly) {
   std::vector<CaseResult> rs{result("cpu", "gemm", "g1", Status::kTimeout),
                              result("torch", "gemm", "g1", Status::kPassed, 0.1)};
-  fill_alignment(rs);
-  EXPECT_DOUBLE_EQ(rs[0].torch_rmse.value(), 0.1);
+  fill_alignment(rs, "torch");
+  EXPECT_DOUBLE_EQ(rs[0].peer_rmse.value(), 0.1);
   EXPECT_FALSE(rs[0].alignment_ratio.has_value());
 }
 
 TEST(FillAlignment, NanOwnRmseGivesNanRatio) {
   std::vector<CaseResult> rs{result("cpu", "gemm", "g1", Status::kFailed, std::nan("")),
                              result("torch", "gemm", "g1", Status::kPassed, 0.1)};
-  fill_alignment(rs);
+  fill_alignment(rs, "torch");
   ASSERT_TRUE(rs[0].alignment_ratio.has_value());
   EXPECT_TRUE(std::isnan(*rs[0].alignment_ratio));
 }
@@ -105,9 +105,9 @@ TEST(FillAlignment, SampleReportFiguresByHand) {
   EXPECT_DOUBLE_EQ(rs[0].alignment_ratio.value(), 2.5);  // cpu g1 0.5 / 0.2
   EXPECT_TRUE(std::isnan(rs[1].alignment_ratio.value()));
   EXPECT_DOUBLE_EQ(rs[2].alignment_ratio.value(), 1.0);  // cpu g3 0 / 0
-  EXPECT_FALSE(rs[3].torch_rmse.has_value());            // softmax: torch did not run it
+  EXPECT_FALSE(rs[3].peer_rmse.has_value());            // softmax: torch did not run it
   EXPECT_DOUBLE_EQ(rs[5].alignment_ratio.value(), 0.5);  // acme g1 0.1 / 0.2
-  EXPECT_DOUBLE_EQ(rs[6].torch_rmse.value(), 0.25);      // acme g2 timed out
+  EXPECT_DOUBLE_EQ(rs[6].peer_rmse.value(), 0.25);      // acme g2 timed out
   EXPECT_FALSE(rs[6].alignment_ratio.has_value());
 }
 

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/report_writer.h"
-#include "reports/results_stream.h"
+#include "reports/results_jsonl.h"
 #include "sample_report.h"
 #include "test_support.h"
 
@@ -72,7 +72,7 @@ TEST_F(ReportSchema, EmptyInterruptedRunValidates) {
 
 TEST_F(ReportSchema, EveryResultsJsonlLineValidatesAsAResult) {
   {
-    ResultsStream stream(dir_.path(), ResultsStream::Mode::kTruncate);
+    ResultsJsonl stream(dir_.path(), ResultsJsonl::Mode::kTruncate);
     for (const auto& result : test::sample_report().results) stream.append(result);
   }
   const auto r = validate(dir_.path() / "results.jsonl", "result", "jsonl");
@@ -96,7 +96,7 @@ TEST_F(ReportSchema, RejectsWhatIsNotAReport) {
 
 TEST(JsonReport, HeaderFieldsAndSuite) {
   const json doc = report_to_json(test::sample_report());
-  EXPECT_EQ(doc["schema_version"], "1.3");
+  EXPECT_EQ(doc["schema_version"], "2.0");
   EXPECT_EQ(doc["kind"], "opcert-conformance-report");
   EXPECT_EQ(doc["opcert_version"], "0.1.0");
   EXPECT_EQ(doc["seed"], 7);

@@ -69,7 +69,7 @@ RunReport sample_report() {
   rs.push_back(result("torch", "gemm", "g1", Status::kPassed, 0.2));
   rs.push_back(result("torch", "gemm", "g2", Status::kPassed, 0.25));
   rs.push_back(result("torch", "gemm", "g3", Status::kPassed, 0.0));
-  fill_alignment(rs);
+  fill_alignment(rs, "torch");
   report.exit_code = 1;
   return report;
 }

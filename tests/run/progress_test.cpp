@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string>
 
-#include "run/progress.h"
+#include "reports/progress.h"
 
 namespace opcert {
 namespace {

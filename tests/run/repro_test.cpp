@@ -2,8 +2,8 @@
 
 #include <regex>
 
-#include "run/repro.h"
-#include "run/run_paths.h"
+#include "session/repro.h"
+#include "session/run_paths.h"
 
 namespace opcert {
 namespace {

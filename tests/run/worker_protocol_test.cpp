@@ -3,7 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "run/worker_protocol.h"
+#include "session/worker_protocol.h"
 
 namespace opcert {
 namespace {
@@ -74,7 +74,7 @@ TEST(WorkerProtocol, ResultRoundTripKeepsEveryField) {
   r.metrics.push_back(m);
   r.duration_ms = 3.5;
   r.repro = "opcert run --backend cpu";
-  r.torch_rmse = 0.125;
+  r.peer_rmse = 0.125;
   r.alignment_ratio = 2.0;
 
   const std::string line = encode_result(r);

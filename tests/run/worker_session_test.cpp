@@ -7,9 +7,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "run/worker_process.h"
-#include "run/worker_protocol.h"
-#include "run/worker_session.h"
+#include "session/worker_process.h"
+#include "session/worker_protocol.h"
+#include "session/worker_session.h"
 
 namespace opcert {
 namespace {

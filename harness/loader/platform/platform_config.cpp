@@ -76,7 +76,8 @@ class PlatformReader {
   PlatformConfig read(const json& doc) const {
     require_object(doc, "");
     known_fields(doc, "",
-                 {"name", "description", "device", "backend", "implementations", "tolerances", "peaks", "environment"});
+                 {"name", "description", "device", "backend", "peer", "implementations", "tolerances", "peaks",
+                  "environment"});
     PlatformConfig c;
     c.name = required_string(doc, "name");
     if (!matches(c.name, "-"))
@@ -85,6 +86,9 @@ class PlatformReader {
     if (!matches(c.backend, "_"))
       fail("field '{}' must be a backend name (lowercase letters, digits and '_'), not \"{}\"", path("backend"),
            c.backend);
+    c.peer = optional_string(doc, "peer");
+    if (doc.contains("peer") && !matches(c.peer, "_"))
+      fail("field '{}' must be a backend name (lowercase letters, digits and '_'), not \"{}\"", path("peer"), c.peer);
     c.description = optional_string(doc, "description");
     c.device = optional_string(doc, "device");
     if (doc.contains("implementations")) c.implementations = implementations(doc["implementations"], c.backend);

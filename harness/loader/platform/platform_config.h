@@ -35,6 +35,7 @@ struct PlatformConfig {
   std::string description;  ///< free text, may be empty
   std::string device;       ///< device string as the vendor reports it, may be empty
   std::string backend;      ///< the backend serving this platform, [a-z0-9_]+
+  std::string peer;         ///< the backend results are compared with on this platform ("" = the CLI's default)
   /// Catalogue op -> production implementation key "<backend>.<op>.<variant>".
   std::map<std::string, std::string> implementations;
   /// Catalogue op -> dtype name or "*" (every dtype) -> override.

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "check/execution.h"
+#include "session/execution.h"
 #include "check/suite.h"
 #include "loader/backend_handle.h"
 

@@ -248,7 +248,7 @@ TEST(PlatformErrors, DuplicateKeyNamesTheField) {
 
 TEST(PlatformErrors, UnknownTopLevelField) {
   EXPECT_EQ(parse_error(R"({"name": "x", "backend": "cpu", "peak": {}})"),
-            "p.json: unknown field 'peak' (known: name, description, device, backend, implementations, "
+            "p.json: unknown field 'peak' (known: name, description, device, backend, peer, implementations, "
             "tolerances, peaks, environment)");
 }
 

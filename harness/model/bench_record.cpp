@@ -1,0 +1,39 @@
+#include "model/bench_record.h"
+
+#include <algorithm>
+
+namespace opcert {
+namespace {
+
+std::vector<double> repetitions_of(const std::vector<BenchRun>& runs) {
+  std::vector<double> s;
+  for (const auto& r : runs)
+    if (r.aggregate.empty() && r.error.empty()) s.push_back(r.seconds);
+  std::sort(s.begin(), s.end());
+  return s;
+}
+
+double median_of_sorted(const std::vector<double>& s) {
+  const std::size_t n = s.size();
+  return n % 2 == 1 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+}  // namespace
+
+std::optional<double> typical_seconds(const std::vector<BenchRun>& runs) {
+  const auto reps = repetitions_of(runs);
+  if (!reps.empty()) return median_of_sorted(reps);
+  for (const auto& r : runs)
+    if (r.aggregate == "median") return r.seconds;
+  return std::nullopt;
+}
+
+std::optional<double> repetition_spread(const std::vector<BenchRun>& runs) {
+  const auto reps = repetitions_of(runs);
+  if (reps.size() < 2) return std::nullopt;
+  const double median = median_of_sorted(reps);
+  if (median <= 0) return std::nullopt;
+  return std::max(reps.back() - median, median - reps.front()) / median;
+}
+
+}  // namespace opcert

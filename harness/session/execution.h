@@ -1,0 +1,34 @@
+// Runs one case on one implementation of a loaded backend and judges it: inputs generated,
+// copied to the device into buffers with guard regions, the op run and synchronised, outputs
+// copied back, guards checked, the reference computed and compared.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "check/tolerance.h"
+#include "loader/backend_handle.h"
+#include "loader/platform/platform_config.h"
+#include "model/case.h"
+#include "model/case_result.h"
+
+namespace opcert {
+
+struct ExecutionOptions {
+  int device_index = 0;
+  /// The platform config's override for this case's op and dtype, if any.
+  BoundOverride bound_override;
+  /// Above this many elements an output is checked on a sample (Case::sample_elements wins).
+  int64_t default_sample_elements = 0;
+};
+
+/// The options of case `c` under `platform` (may be null): its tolerance override for the case's
+/// op and declared dtype.
+ExecutionOptions execution_options(const Case& c, const PlatformConfig* platform);
+
+/// Never throws for a backend failure: that becomes an ERROR result. SKIPPED when query_op
+/// says the implementation does not support the case.
+CaseResult execute_case(BackendHandle& backend, const std::string& impl_key, const Case& c,
+                        const ExecutionOptions& options = {});
+
+}  // namespace opcert

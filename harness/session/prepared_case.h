@@ -1,0 +1,58 @@
+// A case made ready to run on one implementation: support queried, inputs generated and copied
+// into guarded device buffers, the op call bound. `opcert run` launches it once and checks it;
+// `opcert bench` checks it once, then launches it again and again on the same buffers.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "session/device_buffer.h"
+#include "session/execution.h"
+#include "session/op_call_builder.h"
+#include "loader/backend_handle.h"
+#include "model/case.h"
+#include "model/case_result.h"
+#include "model/host_tensor.h"
+
+namespace opcert {
+
+class PreparedCase {
+ public:
+  /// Prepares `c` for `impl_key`. When it cannot be run, returns nullptr and sets `early` to the
+  /// result saying why: SKIPPED (unsupported, with the backend's reason) or ERROR. Never throws
+  /// for a backend failure. `c` must outlive the returned object.
+  static std::unique_ptr<PreparedCase> prepare(BackendHandle& backend, const std::string& impl_key, const Case& c,
+                                               const ExecutionOptions& options, CaseResult& early);
+  PreparedCase(const PreparedCase&) = delete;
+  PreparedCase& operator=(const PreparedCase&) = delete;
+
+  /// Queues the op on the device; does not wait. Throws BackendError.
+  void launch();
+
+  /// Waits for the device, reads the outputs back, checks the guards and compares with the
+  /// reference: the case's result (PASSED, FAILED, MISTRUSTED or ERROR). Call after a launch.
+  CaseResult check();
+
+  BackendHandle& backend() const { return *backend_; }
+  opcert_device device() const { return device_; }
+  const Case& test_case() const { return *case_; }
+  /// Bytes of device memory the case holds (inputs and outputs, guards excluded).
+  std::size_t device_bytes() const;
+
+ private:
+  PreparedCase(BackendHandle& backend, const std::string& impl_key, const Case& c, opcert_device device,
+               const ExecutionOptions& options);
+
+  BackendHandle* backend_;
+  std::string impl_key_;
+  const Case* case_;
+  opcert_device device_;
+  ExecutionOptions options_;
+  OpCallBuilder call_;
+  std::vector<HostTensor> inputs_;
+  std::vector<DeviceBuffer> in_buffers_, out_buffers_;
+};
+
+}  // namespace opcert

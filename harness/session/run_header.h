@@ -1,0 +1,23 @@
+// The report header a session starts with (its RunReport before any result): what both verbs
+// record about a run before it measures anything.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "check/suite.h"
+#include "reports/run_report.h"
+#include "session/session_settings.h"
+#include "session/targets.h"
+
+namespace opcert {
+
+/// kind, opcert version, command line, suite (name, path, sha256), seed, platform, peer, the start
+/// time (now) and every target's provenance.
+RunReport run_header(const std::string& kind, const std::vector<RunTarget>& targets, const Suite& suite,
+                     const SessionSettings& settings);
+
+/// "2026-11-25T08:10:54Z".
+std::string now_utc();
+
+}  // namespace opcert

@@ -1,0 +1,76 @@
+#include "session/run_paths.h"
+
+#include <unistd.h>
+
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+#include "model/input_error.h"
+#include "session/repro.h"
+
+namespace opcert {
+namespace {
+
+std::string format_utc(std::chrono::system_clock::time_point t, const char* format) {
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(t);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[64];
+  std::strftime(text, sizeof text, format, &utc);
+  return text;
+}
+
+}  // namespace
+
+std::string iso_utc(std::chrono::system_clock::time_point t) { return format_utc(t, "%Y-%m-%dT%H:%M:%SZ"); }
+
+std::filesystem::path default_out_dir(std::chrono::system_clock::time_point t) {
+  return std::filesystem::path("out") / format_utc(t, "%Y%m%dT%H%M%SZ");
+}
+
+void prepare_out_dir(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw InputError("--out '" + dir.string() + "' exists and is not a directory; name a directory");
+  fs::create_directories(dir / "logs", ec);
+  if (ec) throw InputError("--out '" + dir.string() + "': cannot create it: " + ec.message());
+  if (access(dir.c_str(), W_OK) != 0)
+    throw InputError("--out '" + dir.string() + "' is not writable; name a directory you can write to");
+}
+
+std::string current_command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string line;
+  std::size_t start = 0;
+  while (start < raw.size()) {
+    const std::size_t end = raw.find('\0', start);
+    const std::string arg = raw.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (!line.empty()) line += ' ';
+    line += shell_quote(arg);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return line;
+}
+
+std::string current_executable() {
+  std::error_code ec;
+  const auto path = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("/proc/self/exe") : path.string();
+}
+
+std::string file_safe(const std::string& name) {
+  std::string safe;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                    c == '-' || c == '.';
+    safe += ok ? c : '_';
+  }
+  if (safe.empty() || safe[0] == '.') safe = "_" + safe;
+  return safe;
+}
+
+}  // namespace opcert

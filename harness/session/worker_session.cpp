@@ -1,0 +1,144 @@
+#include "session/worker_session.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "model/dtype.h"
+
+namespace opcert {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+std::string seconds_text(std::chrono::milliseconds d) {
+  return fmt::format("{:g} s", static_cast<double>(d.count()) / 1000.0);
+}
+
+}  // namespace
+
+CaseResult WorkerSession::synthesized(const JobRequest& job, const Case& c, Status status, const std::string& message,
+                                      double duration_ms) const {
+  CaseResult r = blank_result(launch_.backend, job.impl_key, c);
+  r.status = status;
+  r.message = message;
+  r.duration_ms = duration_ms;
+  return r;
+}
+
+void WorkerSession::log(const std::string& line) const {
+  std::ofstream(launch_.log_path, std::ios::app) << "opcert: " << line << "\n";
+}
+
+WorkerSession::Start WorkerSession::start(const std::function<bool()>& stop) {
+  ++starts_;
+  log("starting worker #" + std::to_string(starts_) + " for backend '" + launch_.backend + "'");
+  try {
+    process_ = std::make_unique<WorkerProcess>(launch_.executable, launch_.args, launch_.log_path);
+  } catch (const std::exception& e) {
+    broken_ = e.what();
+    return Start::kFailed;
+  }
+  std::string line;
+  const auto outcome = process_->read_line(line, Clock::now() + launch_.startup_timeout, stop);
+  switch (outcome) {
+    case WorkerProcess::Read::kStopped:
+      process_.reset();
+      return Start::kStopped;
+    case WorkerProcess::Read::kTimeout:
+      process_.reset();
+      broken_ = "it was not ready within " + seconds_text(launch_.startup_timeout) + "; see " + launch_.log_name;
+      return Start::kFailed;
+    case WorkerProcess::Read::kClosed:
+      broken_ = "it " + process_->reap(std::chrono::seconds(2)) + " before it was ready; see " + launch_.log_name;
+      process_.reset();
+      return Start::kFailed;
+    case WorkerProcess::Read::kLine:
+      break;
+  }
+  try {
+    const WorkerHello hello = decode_hello(line);
+    if (!hello.fatal.empty())
+      broken_ = hello.fatal;
+    else if (hello.backend != launch_.backend)
+      broken_ = "it loaded backend '" + hello.backend + "' instead";
+    else if (hello.cases != static_cast<int64_t>(launch_.expected_cases))
+      broken_ = fmt::format("it loaded {} cases where the runner has {} (did the suite change on disk?)",
+                            hello.cases, launch_.expected_cases);
+  } catch (const std::exception& e) {
+    broken_ = e.what();
+  }
+  if (!broken_.empty()) {
+    process_.reset();
+    return Start::kFailed;
+  }
+  return Start::kReady;
+}
+
+std::optional<CaseResult> WorkerSession::run(const JobRequest& job, const Case& c, std::chrono::milliseconds timeout,
+                                             const std::function<bool()>& stop) {
+  // A worker that died between two jobs (after answering) gets one fresh start for this job.
+  for (int attempt = 0;; ++attempt) {
+    if (!broken_.empty())
+      return synthesized(job, c, Status::kError, "the worker for backend '" + launch_.backend +
+                                                     "' could not be started: " + broken_, 0.0);
+    if (!process_) {
+      const Start s = start(stop);
+      if (s == Start::kStopped) return std::nullopt;
+      if (s == Start::kFailed) continue;
+    }
+    if (process_->send(encode_job(job))) break;
+    process_->kill();
+    process_.reset();
+    if (attempt > 0) {
+      broken_ = "it stopped reading jobs as soon as it started; see " + launch_.log_name;
+    }
+  }
+
+  const auto t0 = Clock::now();
+  std::string line;
+  switch (process_->read_line(line, t0 + timeout, stop)) {
+    case WorkerProcess::Read::kStopped:
+      process_.reset();
+      return std::nullopt;
+    case WorkerProcess::Read::kTimeout:
+      process_.reset();  // kills it
+      log("killed the worker: no result for case '" + c.id + "' on '" + job.impl_key + "' within " +
+          seconds_text(timeout));
+      return synthesized(job, c, Status::kTimeout,
+                         "no result within the " + seconds_text(timeout) +
+                             " timeout; the worker was killed and restarted (--timeout sets the limit)",
+                         ms_since(t0));
+    case WorkerProcess::Read::kClosed: {
+      const std::string how = process_->reap(std::chrono::seconds(2));
+      process_.reset();
+      log("the worker " + how + " during case '" + c.id + "' on '" + job.impl_key + "'");
+      return synthesized(job, c, Status::kCrashed,
+                         "worker " + how + " during the case; see " + launch_.log_name, ms_since(t0));
+    }
+    case WorkerProcess::Read::kLine:
+      break;
+  }
+  try {
+    CaseResult r = decode_result(line);
+    if (r.case_id != job.case_id || r.impl_key != job.impl_key)
+      throw std::runtime_error("it answered for case '" + r.case_id + "' on '" + r.impl_key + "'");
+    return r;
+  } catch (const std::exception& e) {
+    process_.reset();  // out of step with the protocol: start afresh
+    return synthesized(job, c, Status::kError, std::string("the worker's answer could not be read: ") + e.what(),
+                       ms_since(t0));
+  }
+}
+
+void WorkerSession::shutdown() {
+  if (!process_) return;
+  process_->reap(std::chrono::seconds(5));  // closing its input ends its loop
+  process_.reset();
+}
+
+}  // namespace opcert

@@ -1,0 +1,65 @@
+// The runner's side of one backend's worker: starts it, hands it jobs one at a time under the
+// per-case timeout, and turns a crash, a hang or a garbled answer into that job's result
+// (CRASHED, TIMEOUT, ERROR) before starting a fresh worker for the next job.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/case.h"
+#include "model/case_result.h"
+#include "session/worker_process.h"
+#include "session/worker_protocol.h"
+
+namespace opcert {
+
+struct WorkerLaunch {
+  std::string executable;          // the opcert binary
+  std::vector<std::string> args;   // "worker", "--backend", name, ...
+  std::string log_path;            // the worker's stderr, appended across restarts
+  std::string log_name;            // how messages name the log ("logs/cpu.worker.log")
+  std::string backend;
+  std::size_t expected_cases = 0;  // the suite as the runner loaded it
+  std::chrono::milliseconds startup_timeout{120000};
+};
+
+class WorkerSession {
+ public:
+  explicit WorkerSession(WorkerLaunch launch) : launch_(std::move(launch)) {}
+  ~WorkerSession() { shutdown(); }
+  WorkerSession(const WorkerSession&) = delete;
+  WorkerSession& operator=(const WorkerSession&) = delete;
+
+  /// Runs `job` (a case of `c`), starting a worker first if none is running. Always gives a
+  /// result, except nullopt when `stop` asked to stop (the worker is then killed).
+  std::optional<CaseResult> run(const JobRequest& job, const Case& c, std::chrono::milliseconds timeout,
+                                const std::function<bool()>& stop);
+
+  /// Closes the worker's input, lets it exit (killing it after a short grace).
+  void shutdown();
+
+  /// Why no worker could be started ("" while one can); every later job gets ERROR with it.
+  const std::string& broken() const { return broken_; }
+  /// How many workers were started (1 + restarts).
+  int starts() const { return starts_; }
+
+ private:
+  enum class Start { kReady, kFailed, kStopped };
+  Start start(const std::function<bool()>& stop);
+  /// Appends a line of the runner's own to the worker log, so the log tells the whole story.
+  void log(const std::string& line) const;
+  CaseResult synthesized(const JobRequest& job, const Case& c, Status status, const std::string& message,
+                         double duration_ms) const;
+
+  WorkerLaunch launch_;
+  std::unique_ptr<WorkerProcess> process_;
+  std::string broken_;
+  int starts_ = 0;
+};
+
+}  // namespace opcert

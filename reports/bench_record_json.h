@@ -1,0 +1,19 @@
+// A benchmark's record as report.json ("benchmarks") and measurements.jsonl write it
+// (reports/schema/report.schema.json, $defs/benchmark), and its runs as bench.json writes them
+// (Google Benchmark's JSON shape).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "model/bench_record.h"
+
+namespace opcert {
+
+nlohmann::json bench_record_json(const BenchRecord& record);
+
+/// The record's runs as Google Benchmark's JSON reporter writes them (name, family_index,
+/// run_name, run_type, repetitions, iterations, real_time, cpu_time in us, counters, label), so
+/// that its tools/compare.py reads bench.json.
+nlohmann::json google_benchmark_runs_json(const BenchRecord& record);
+
+}  // namespace opcert

@@ -1,0 +1,213 @@
+#include "reports/bench_tables.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "reports/number_format.h"
+
+namespace opcert {
+namespace {
+
+constexpr std::size_t kMaxCaseWidth = 56;
+constexpr int kCollectiveWidths[] = {7, 10, 5, 18, 5, 24, 10, 9, 9, 9, 6, 7};
+
+std::string check_cell(const BenchRecord& r) {
+  if (!r.error.empty()) return "ERROR: " + r.error;
+  if (r.copy_baseline) return "(copy baseline)";
+  if (!r.check) return "-";
+  std::string cell(status_name(*r.check));
+  if (*r.check != Status::kPassed && !r.check_message.empty()) cell += ": " + r.check_message;
+  return cell;
+}
+
+std::string percent_cell(const std::optional<double>& v) { return v ? fmt::format("{:.1f}%", *v) : "-"; }
+
+std::string figure_cell(const std::optional<double>& v) { return v ? three_digits(*v) : "-"; }
+
+// A check (or its absence) that makes a row of a selected backend untrustworthy.
+bool row_failed(const BenchRecord& r) {
+  if (r.peer) return false;
+  if (!r.error.empty()) return true;
+  return r.check && *r.check != Status::kPassed && *r.check != Status::kMistrusted;
+}
+
+class BenchTableSink final : public ResultSink {
+ public:
+  BenchTableSink(const std::vector<PlannedRow>& planned, bool copy_column, std::string peer, std::filesystem::path out_dir)
+      : copy_column_(copy_column), header_(bench_header(copy_column, peer)), out_dir_(std::move(out_dir)) {
+    widths_.assign(header_.size(), 0);
+    for (std::size_t i = 0; i < header_.size(); ++i) widths_[i] = header_[i].size();
+    for (const auto& row : planned) {
+      widths_[0] = std::max(widths_[0], row.op.size());
+      widths_[1] = std::max(widths_[1], std::min(row.case_id.size(), kMaxCaseWidth));
+      widths_[2] = std::max(widths_[2], row.impl_key.size());
+    }
+    widths_[3] = std::max<std::size_t>(widths_[3], 15);
+    for (std::size_t i = 4; i + 1 < widths_.size(); ++i) widths_[i] = std::max<std::size_t>(widths_[i], 7);
+  }
+
+  std::string name() const override { return "the bench table"; }
+
+  void run_started(const RunReport&) override {
+    print_row(header_);
+    std::vector<std::string> rule;
+    for (std::size_t w : widths_) rule.push_back(std::string(w, '-'));
+    print_row(rule);
+  }
+
+  void benchmark_done(const BenchRecord& record) override { print_row(bench_row_cells(record, copy_column_)); }
+
+  void run_finished(const RunReport& report) override {
+    std::set<std::pair<std::string, std::string>> benchmarked;
+    for (const auto& b : report.benchmarks) benchmarked.emplace(b.impl_key, b.case_id);
+    for (const auto& r : report.results)
+      if (!benchmarked.contains({r.impl_key, r.case_id}))
+        fmt::print("not benchmarked: {} on {}: {} ({})\n", r.case_id, r.impl_key, status_name(r.status), r.message);
+    const auto failed = std::count_if(report.benchmarks.begin(), report.benchmarks.end(), row_failed);
+    if (failed > 0)
+      fmt::print("{} benchmark(s) of a selected backend failed their check or their timing: their figures are not to be "
+                 "trusted\n",
+                 failed);
+    fmt::print("{} benchmark(s); bench.json, report.json and measurements.jsonl in {}\n", report.benchmarks.size(),
+               out_dir_.string());
+    std::fflush(stdout);
+  }
+
+ private:
+  void print_row(const std::vector<std::string>& cells) {
+    std::string line;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      const bool numeric = i >= 3 && i + 1 < cells.size();
+      if (i + 1 == cells.size())
+        line += cells[i];
+      else if (numeric)
+        line += fmt::format("{:>{}} | ", cells[i], widths_[i]);
+      else
+        line += fmt::format("{:<{}} | ", cells[i], widths_[i]);
+    }
+    fmt::print("{}\n", line);
+    std::fflush(stdout);
+  }
+
+  bool copy_column_;
+  std::vector<std::string> header_;
+  std::vector<std::size_t> widths_;
+  std::filesystem::path out_dir_;
+};
+
+void print_collective_row(const std::vector<std::string>& cells) {
+  std::string line;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const int width = i < std::size(kCollectiveWidths) ? kCollectiveWidths[i] : 8;
+    // Text columns to the left, figures to the right.
+    line += (i == 3 || i == 5 || i == 11) ? fmt::format("{:<{}} ", cells[i], width) : fmt::format("{:>{}} ", cells[i], width);
+  }
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  fmt::print("{}\n", line);
+  std::fflush(stdout);
+}
+
+class CollectiveTableSink final : public ResultSink {
+ public:
+  explicit CollectiveTableSink(std::filesystem::path out_dir) : out_dir_(std::move(out_dir)) {}
+  std::string name() const override { return "the collective bench table"; }
+
+  void run_started(const RunReport& header) override {
+    const auto& c = header.bench_settings.contains("collectives") ? header.bench_settings["collectives"]
+                                                                  : nlohmann::json::object();
+    fmt::print("{} ranks; {} timed and {} warm-up collectives per size; time: the mean over the ranks; "
+               "busbw = algbw x the bus factor (nccl-tests)\n",
+               header.ranks.value_or(1), c.value("iters", 0), c.value("warmup", 0));
+    print_collective_row(collective_bench_header());
+  }
+
+  void benchmark_done(const BenchRecord& record) override {
+    print_collective_row(collective_bench_cells(record));
+    // A row that did not pass says why under it, once per implementation and reason: a sweep
+    // repeats the same reason at every size.
+    if (!record.check || *record.check == Status::kPassed || *record.check == Status::kMistrusted) return;
+    if (reasons_.insert(record.impl_key + '\n' + record.check_message).second)
+      fmt::print("        {} {}: {}\n", status_name(*record.check), record.impl_key,
+                 record.check_message.empty() ? "no reason given" : record.check_message);
+  }
+
+  void run_finished(const RunReport& report) override {
+    fmt::print("{} row(s) on {} rank(s); bench.json, report.json, measurements.jsonl and results.jsonl in {}\n",
+               report.benchmarks.size(), report.ranks.value_or(1), out_dir_.string());
+    std::fflush(stdout);
+  }
+
+ private:
+  std::filesystem::path out_dir_;
+  std::set<std::string> reasons_;  // "impl\nreason" already printed under a row
+};
+
+std::string gbps_cell(const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : "-"; }
+
+}  // namespace
+
+std::vector<std::string> bench_header(bool copy_column, const std::string& peer) {
+  std::vector<std::string> header = {"op",   "case", "impl", "time", "TFLOP/s", "GB/s", "% peak",
+                                     "vs " + (peer.empty() ? std::string("peer") : peer), "check"};
+  if (copy_column) header.insert(header.end() - 1, "% copy");
+  return header;
+}
+
+std::vector<std::string> bench_row_cells(const BenchRecord& r, bool copy_column) {
+  std::string case_id = r.case_id;
+  if (case_id.size() > kMaxCaseWidth) case_id = case_id.substr(0, kMaxCaseWidth - 3) + "...";
+  std::vector<std::string> cells = {r.op, case_id, r.impl_key};
+  if (!r.seconds || !r.error.empty()) {
+    cells.insert(cells.end(), {"-", "-", "-", "-", "-"});
+    if (copy_column) cells.push_back("-");
+  } else {
+    std::string time = format_duration(*r.seconds);
+    if (r.spread) time += fmt::format(" ±{:.0f}%", 100 * *r.spread);
+    cells.push_back(time);
+    cells.push_back(figure_cell(r.tflops));
+    cells.push_back(figure_cell(r.gbps));
+    cells.push_back(percent_cell(r.pct_peak));
+    cells.push_back(r.speedup_vs_peer ? three_digits(*r.speedup_vs_peer) + "x" : r.peer ? "peer" : "-");
+    if (copy_column) cells.push_back(percent_cell(r.pct_of_copy));
+  }
+  cells.push_back(check_cell(r));
+  return cells;
+}
+
+std::vector<std::string> collective_bench_header() {
+  return {"size", "count", "type", "op", "place", "impl", "time us", "algbw", "busbw", "peer bus", "ratio", "check"};
+}
+
+std::vector<std::string> collective_bench_cells(const BenchRecord& r) {
+  const CollectiveFigures c = r.collective.value_or(CollectiveFigures{});
+  std::string op = r.op;
+  if (c.reduce_op) op += "." + *c.reduce_op;
+  if (c.root) op += fmt::format(".root{}", *c.root);
+  return {format_byte_size(static_cast<double>(c.size_bytes)),
+          std::to_string(c.count),
+          c.dtype,
+          op,
+          c.in_place ? "in" : "out",
+          r.impl_key,
+          r.seconds ? fmt::format("{:.2f}", *r.seconds * 1e6) : "-",
+          gbps_cell(c.algbw_gbps),
+          gbps_cell(c.busbw_gbps),
+          r.peer ? "-" : gbps_cell(c.peer_busbw_gbps),
+          c.ratio_vs_peer ? fmt::format("{:.2f}x", *c.ratio_vs_peer) : "-",
+          r.check ? std::string(status_name(*r.check)) : "-"};
+}
+
+std::unique_ptr<ResultSink> make_bench_table_sink(const std::vector<PlannedRow>& planned, bool copy_column,
+                                                  std::string peer, std::filesystem::path out_dir) {
+  return std::make_unique<BenchTableSink>(planned, copy_column, std::move(peer), std::move(out_dir));
+}
+
+std::unique_ptr<ResultSink> make_collective_table_sink(std::filesystem::path out_dir) {
+  return std::make_unique<CollectiveTableSink>(std::move(out_dir));
+}
+
+}  // namespace opcert

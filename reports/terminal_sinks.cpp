@@ -1,0 +1,56 @@
+#include "reports/terminal_sinks.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "reports/summary_table.h"
+
+namespace opcert {
+namespace {
+
+class ProgressSink final : public ResultSink {
+ public:
+  ProgressSink(ProgressMode mode, std::size_t total) : progress_(mode, stderr, total) {}
+  std::string name() const override { return "the progress display"; }
+  void case_started(const CaseStart& s) override { progress_.starting(s.backend, s.impl_key, s.case_id); }
+  void case_done(const CaseResult& result, bool peer) override { progress_.finished(result, peer); }
+  void note(const std::string& line) override { progress_.note(line); }
+  void run_finished(const RunReport&) override { progress_.done(); }
+
+ private:
+  Progress progress_;
+};
+
+class SummaryTableSink final : public ResultSink {
+ public:
+  explicit SummaryTableSink(std::filesystem::path out_dir) : out_dir_(std::move(out_dir)) {}
+  std::string name() const override { return "the summary table"; }
+  void run_finished(const RunReport& report) override {
+    const bool color = isatty(STDOUT_FILENO) == 1 && report.launcher != "mpi";
+    fmt::print("{}", console_summary_table(report, color));
+    if (report.ranks)
+      fmt::print("{} result(s) from {} rank(s) in {}{}\n", report.results.size(), *report.ranks, out_dir_.string(),
+                 report.complete ? "" : " (incomplete)");
+    else
+      fmt::print("{} result(s) in {}{}\n", report.results.size(), out_dir_.string(),
+                 report.complete ? "" : " (incomplete: the run was interrupted)");
+    std::fflush(stdout);
+  }
+
+ private:
+  std::filesystem::path out_dir_;
+};
+
+}  // namespace
+
+std::unique_ptr<ResultSink> make_progress_sink(ProgressMode mode, std::size_t total) {
+  return std::make_unique<ProgressSink>(mode, total);
+}
+
+std::unique_ptr<ResultSink> make_summary_table_sink(std::filesystem::path out_dir) {
+  return std::make_unique<SummaryTableSink>(std::move(out_dir));
+}
+
+}  // namespace opcert
