@@ -1,9 +1,8 @@
 // The size sweep of `opcert bench` on collectives, with nccl-tests' conventions (DESIGN.md
 // section 8): the sizes from --min-bytes to --max-bytes, each --step-factor times the last; what
-// "size" means per op (all_reduce and broadcast: the buffer; all_gather: the gathered output;
-// reduce_scatter: the input that is scattered; all_to_all: one rank's whole send buffer); the
-// per-rank count of a size, rounded down so that it divides among the ranks where the op splits
-// its buffer; and the factor from algorithm bandwidth to bus bandwidth.
+// "size" means (the larger of a rank's input and output buffers: CollectiveSpec::size_units); and
+// the per-rank count of a size, rounded down so that it divides among the ranks where the op
+// splits its buffer. Each collective's bus factor comes from its traits.
 #pragma once
 
 #include <cstdint>

@@ -11,7 +11,7 @@ struct BuildInfo {
   std::string_view compiler;
   std::string_view build_type;
   bool with_cuda;
-  bool with_torch;
+  bool with_libtorch;
   bool with_mpi;
 };
 

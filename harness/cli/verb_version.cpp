@@ -15,7 +15,7 @@ void add_version_verb(CLI::App& app, int& exit_code) {
     fmt::print("opcert {} (commit {})\n", b.version, b.git_commit);
     fmt::print("backend ABI {}.{}\n", OPCERT_ABI_VERSION_MAJOR, OPCERT_ABI_VERSION_MINOR);
     fmt::print("built with {} ({}); CUDA {}, LibTorch {}, MPI {}\n", b.compiler, b.build_type,
-               b.with_cuda ? "on" : "off", b.with_torch ? "on" : "off", b.with_mpi ? "on" : "off");
+               b.with_cuda ? "on" : "off", b.with_libtorch ? "on" : "off", b.with_mpi ? "on" : "off");
     exit_code = kExitOk;
   });
 }

@@ -28,7 +28,7 @@ class BackendError : public std::runtime_error {
 
 struct ImplementationInfo {
   std::string key;  // "cpu.gemm.blocked"
-  std::string op;   // "gemm"
+  std::string op;   // the catalogue op it implements
   std::string description;
 };
 

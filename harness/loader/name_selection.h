@@ -1,4 +1,4 @@
-// Selecting backends by name globs: "cpu", "cpu,torch", "cu*", "*,!torch" (a leading '!' excludes).
+// Selecting backends by name globs: "cpu", "cpu,cuda", "cu*", "*,!cpu" (a leading '!' excludes).
 // An empty selection or one made only of exclusions starts from everything.
 #pragma once
 

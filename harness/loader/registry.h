@@ -43,7 +43,7 @@ class Registry {
   /// The backend with this name, or nullptr.
   BackendHandle* find(const std::string& name) const;
 
-  /// Backends whose names match a selection such as "cpu,torch", "*", "cu*,!cuda-tf32" (see
+  /// Backends whose names match a selection such as "cpu,cuda", "*", "cu*,!cuda-tf32" (see
   /// name_selection.h). Order is registration order.
   std::vector<BackendHandle*> select(const std::string& selection) const;
 

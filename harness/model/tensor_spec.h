@@ -23,7 +23,7 @@ struct FillSpec {
   double lo = -1.0;
   double hi = 1.0;
   double density = 1.0;
-  double base = 10000.0;        // rope tables only
+  double base = 10000.0;        // rotary tables only
   std::vector<double> values;   // kValues
   /// Special values planted after the fill: every `special_every`-th element (0 = none)
   /// becomes the next of `specials` in turn (NaN, +inf, -inf, large magnitudes).

@@ -78,7 +78,7 @@ struct CollectiveSpec {
 };
 
 /// reduce_op over every rank's element `i` of x, with avg's division as the contract states it
-/// (int32 truncates): what all_reduce and reduce_scatter compute.
+/// (int32 truncates): what a reducing collective computes per element.
 double reduced_value(const CollectiveSpec& spec, const RankValues& inputs, int64_t i);
 
 /// Why the case cannot be checked exactly on `ranks` ranks ("" when it can): a reduction whose

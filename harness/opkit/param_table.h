@@ -75,7 +75,8 @@ struct CommonParams {
 
 CommonParams read_common(const ParamReader& p);
 
-/// Rejects fill=exact for ops whose results are transcendental (softmax, norms, attention, rope).
+/// Rejects fill=exact for an op whose results are transcendental (exponentials, square roots,
+/// sines): no small-integer fill makes them exact.
 void require_random_fill(const CommonParams& common, std::string_view op);
 
 /// Rejects special values the first input cannot carry or the op's contract excludes.

@@ -38,6 +38,10 @@ std::vector<ReferenceOutput> compute_reference(const Case& c, std::span<const Ho
     const OpDescriptor* op = find_op(c.op);
     if (op != nullptr && op->family == OpFamily::kCollective)
       throw std::invalid_argument(fmt::format("{}: collectives are checked per rank, not by the golden reference", c.op));
+#ifndef OPCERT_REFERENCE_HAS_TORCH
+    // The shipped ops compute their references with LibTorch, which this build lacks.
+    throw std::runtime_error("opcert was built without LibTorch: the golden reference is unavailable; install libtorch-dev");
+#endif
     throw std::invalid_argument(fmt::format("no golden reference for op '{}'", c.op));
   }
   for (const auto& [name, indices] : sample)

@@ -21,17 +21,8 @@ namespace opcert {
 /// fp64 with LibTorch by the op's registered reference (harness/ops/<op>/<op>_reference.cpp;
 /// collectives have none: each rank checks its own output exactly).
 /// Values are exact results before rounding into the output dtype, except where the contract
-/// itself rounds an intermediate (rms_norm/layer_norm normalise the rounded residual; quantize
-/// divides by the fp32-rounded scale). Per op (docs/TOLERANCES.md uses them):
-///   gemm, gemm_fp8, gemm_int8  magnitude = the formula over |every factor|; no condition.
-///   quantize   q: the unrounded clamped quotient, scale: amax / qmax; magnitude = |value|.
-///   attention  o: magnitude sum_j p_ij |v_jd|, condition max_j |s_ij| over allowed keys (1 if
-///              none); lse: magnitude 1, condition max_j |scale| sum_d |q_d k_d|. A query with
-///              no allowed key has o = 0 (magnitude 0) and lse = -inf.
-///   rms_norm, layer_norm  y: magnitude |y| (layer_norm: (|r| + mean|r|) / sigma |w| + |b|);
-///              residual_out: the exact x + residual, magnitude |x| + |residual|.
-///   rope       magnitude |x1 c| + |x2 s| (|x2 c| + |x1 s| for the second slot); |x| copied.
-///   softmax    magnitude = value; condition = max |x| over the row's finite inputs + log N.
+/// itself rounds an intermediate; each op's reference file says which, and what magnitude and
+/// condition it gives per element (docs/TOLERANCES.md uses them).
 /// With a SamplePlan entry for an output, only those (sorted, in-range) indices are computed and
 /// ReferenceOutput::indices repeats them; a plan naming a non-output is an invalid_argument.
 /// Built without LibTorch, it throws std::runtime_error saying so.

@@ -1,4 +1,7 @@
-// The golden reference of the two norms (harness/ops/rms_norm, harness/ops/layer_norm): operands, the fused residual add and row sampling.
+// The golden reference of the two norms (harness/ops/rms_norm, harness/ops/layer_norm): operands,
+// the fused residual add and row sampling. Both normalise the rounded residual r = round(x +
+// residual) as the contract says. y: magnitude |y| (layer_norm: (|r| + mean|r|) / sigma |w| + |b|);
+// residual_out: the exact x + residual, magnitude |x| + |residual|; no condition.
 #pragma once
 
 #include <span>

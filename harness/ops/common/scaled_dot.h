@@ -1,5 +1,5 @@
-// The golden reference of the GEMM family (the plain, fp8 and int8 GEMMs): c[m,n] = sum over K-blocks j of
-// a_weight[m,j] * b_weight[n,j] * sum_{k in block j} a[m,k] * b[n,k], plus bias[n].
+// The golden reference of the GEMM family (the plain, fp8 and int8 GEMMs): c[m,n] = sum over
+// K-blocks j of a_weight[m,j] * b_weight[n,j] * sum_{k in block j} a[m,k] * b[n,k], plus bias[n].
 #pragma once
 
 #include <ATen/ATen.h>

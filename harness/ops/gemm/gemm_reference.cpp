@@ -1,6 +1,6 @@
 // gemm: c[m,n] = sum_k a[m,k] * b[n,k] + bias[n] (docs/OPS.md#gemm), before rounding to T. With
 // allow_tf32 = 1 the reference stays exact: the TF32 rounding a backend may do is its error,
-// which the tolerance allows for.
+// which the tolerance allows for. magnitude = the formula over |every factor|; no condition.
 #include <stdexcept>
 
 #include "model/attr.h"

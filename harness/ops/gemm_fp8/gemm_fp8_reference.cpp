@@ -1,5 +1,6 @@
 // gemm_fp8: scaled fp8 GEMM with per-tensor, per-token x per-channel or 1x128 / 128x128 block
-// scales (docs/OPS.md#gemm_fp8), before rounding to the output dtype.
+// scales (docs/OPS.md#gemm_fp8), before rounding to the output dtype. magnitude = the formula
+// over |every factor|; no condition.
 #include <fmt/format.h>
 
 #include <stdexcept>

@@ -1,5 +1,6 @@
 // gemm_int8: the exact int32 sum, or a_scale[m] * b_scale[n] * acc + bias[n] when dequantized
-// (docs/OPS.md#gemm_int8), before rounding to the output dtype.
+// (docs/OPS.md#gemm_int8), before rounding to the output dtype. magnitude = the formula over
+// |every factor|; no condition.
 #include <stdexcept>
 
 #include "ops/common/scaled_dot.h"

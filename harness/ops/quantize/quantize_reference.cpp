@@ -1,6 +1,7 @@
 // quantize: scale = amax / qmax, q = clamp(x / scale, -qmax, qmax) (docs/OPS.md#quantize).
 // q is the ideal unrounded quotient, taken with the fp32-rounded scale a backend holds; the
-// comparison rounds it into the q dtype and allows one code at rounding boundaries.
+// comparison rounds it into the q dtype and allows one code at rounding boundaries. scale:
+// amax / qmax. magnitude = |value|; no condition.
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>

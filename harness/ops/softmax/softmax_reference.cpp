@@ -1,5 +1,6 @@
 // softmax over the last dimension (docs/OPS.md#softmax). A row holding a NaN or +inf, or made
-// only of -inf, is NaN throughout, as torch gives.
+// only of -inf, is NaN throughout, as torch gives. magnitude = the value; condition = max |x| over
+// the row's finite inputs + log N.
 #include <cmath>
 #include <limits>
 #include <stdexcept>
