@@ -3,7 +3,6 @@ find_package(Threads REQUIRED)
 find_package(fmt REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 REQUIRED)
-find_package(spdlog REQUIRED)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)  # sha256 of plugin libraries
 find_package(benchmark REQUIRED)  # Google Benchmark: the engine of `opcert bench`
 if(OPCERT_BUILD_TESTS)
