@@ -102,6 +102,11 @@ int64_t CollectiveSpec::size_units(int ranks) const {
   return traits->input_per_rank || traits->output_per_rank ? std::max(ranks, 1) : 1;
 }
 
+double slice_bus_factor(int ranks) {
+  const double n = std::max(ranks, 1);
+  return (n - 1) / n;
+}
+
 double reduced_value(const CollectiveSpec& spec, const RankValues& inputs, int64_t i) {
   double acc = inputs.value(0, i);
   for (int r = 1; r < inputs.ranks(); ++r) acc = combine(spec.reduce, acc, inputs.value(r, i));

@@ -77,6 +77,9 @@ struct CollectiveSpec {
   double bus_factor(int ranks) const { return traits->bus_factor(ranks); }
 };
 
+/// (n-1)/n: the bus factor of a collective where each rank sends or receives every slice but its own.
+double slice_bus_factor(int ranks);
+
 /// reduce_op over every rank's element `i` of x, with avg's division as the contract states it
 /// (int32 truncates): what a reducing collective computes per element.
 double reduced_value(const CollectiveSpec& spec, const RankValues& inputs, int64_t i);

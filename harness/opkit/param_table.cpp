@@ -92,6 +92,12 @@ int64_t ParamReader::integer(const std::string& name) const {
   return v.get<int64_t>();
 }
 
+int64_t ParamReader::size(const std::string& name) const {
+  const int64_t v = integer(name);
+  if (v < 0) fail(fmt::format("parameter '{}' must be >= 0, not {}", name, v));
+  return v;
+}
+
 double ParamReader::number(const std::string& name) const {
   const auto& v = value(name);
   if (!v.is_number()) fail(fmt::format("parameter '{}' must be a number, not {}", name, v.dump()));

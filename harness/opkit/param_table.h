@@ -47,6 +47,8 @@ class ParamReader {
 
   bool given(const std::string& name) const;
   int64_t integer(const std::string& name) const;
+  /// An integer >= 0 (a size).
+  int64_t size(const std::string& name) const;
   double number(const std::string& name) const;
   bool boolean(const std::string& name) const;
   /// One of `allowed`.

@@ -1,8 +1,6 @@
 // all_gather (docs/OPS.md, "Collectives"): every rank's x, concatenated in rank order, in every rank's y (count per rank).
 // A collective is data: its parameters, how its buffers scale with the ranks, what each rank's
 // output holds and how its bus bandwidth counts; the rank runner and the bench do the rest.
-#include <algorithm>
-
 #include "ops/common/collective_operands.h"
 #include "opkit/op_registry.h"
 
@@ -20,19 +18,13 @@ double expected(const CollectiveSpec& spec, const RankValues& inputs, int, int64
   return inputs.value(static_cast<int>(i / spec.count), i % spec.count);
 }
 
-// (n-1)/n: each rank receives every slice but its own.
-double bus_factor(int ranks) {
-  const double n = std::max(ranks, 1);
-  return (n - 1) / n;
-}
-
 const CollectiveTraits kTraits{
     .reduces = false,
     .rooted = false,
     .input_per_rank = false,
     .output_per_rank = true,
     .expected = expected,
-    .bus_factor = bus_factor,
+    .bus_factor = slice_bus_factor,
 };
 
 const OpDescriptor kAllGather{

@@ -1,8 +1,6 @@
 // all_to_all (docs/OPS.md, "Collectives"): rank r's y holds slice r of every rank's x, in rank order (count per slice).
 // A collective is data: its parameters, how its buffers scale with the ranks, what each rank's
 // output holds and how its bus bandwidth counts; the rank runner and the bench do the rest.
-#include <algorithm>
-
 #include "ops/common/collective_operands.h"
 #include "opkit/op_registry.h"
 
@@ -20,19 +18,13 @@ double expected(const CollectiveSpec& spec, const RankValues& inputs, int rank, 
   return inputs.value(static_cast<int>(i / spec.count), rank * spec.count + i % spec.count);
 }
 
-// (n-1)/n: each rank sends every slice but its own.
-double bus_factor(int ranks) {
-  const double n = std::max(ranks, 1);
-  return (n - 1) / n;
-}
-
 const CollectiveTraits kTraits{
     .reduces = false,
     .rooted = false,
     .input_per_rank = true,
     .output_per_rank = true,
     .expected = expected,
-    .bus_factor = bus_factor,
+    .bus_factor = slice_bus_factor,
 };
 
 const OpDescriptor kAllToAll{

@@ -21,8 +21,7 @@ void build_norm(std::string_view op, std::span<const ParamDef> defs, bool with_b
   const auto common = read_common(p);
   require_random_fill(common, op);
   const auto dtype = p.dtype("dtype", {OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16});
-  const int64_t t = p.integer("t"), h = p.integer("h");
-  if (t < 0) throw std::invalid_argument(fmt::format("parameter 't' must be >= 0, not {}", t));
+  const int64_t t = p.size("t"), h = p.integer("h");
   if (h < 1) throw std::invalid_argument(fmt::format("parameter 'h' must be >= 1, not {}", h));
 
   // x of a few units; weights near 1 (trained norms are), biases small.

@@ -26,9 +26,7 @@ void build_case(const json& params, Case& c) {
   const ParamReader p("gemm", parameters(), params);
   const auto common = read_common(p);
   const auto dtype = p.dtype("dtype", {OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16});
-  const int64_t m = p.integer("m"), n = p.integer("n"), k = p.integer("k");
-  for (auto [name, v] : {std::pair{"m", m}, {"n", n}, {"k", k}})
-    if (v < 0) throw std::invalid_argument(fmt::format("parameter '{}' must be >= 0, not {}", name, v));
+  const int64_t m = p.size("m"), n = p.size("n"), k = p.size("k");
   const auto layout = p.choice("b_layout", {"nk", "kn"});
   const bool bias = p.boolean("bias");
   const bool allow_tf32 = p.boolean("allow_tf32");

@@ -40,9 +40,7 @@ void build_case(const json& params, Case& c) {
   const auto b_dtype = p.dtype("b_dtype", {OPCERT_DTYPE_F8_E4M3FN, OPCERT_DTYPE_F8_E5M2});
   const auto out = p.dtype("out_dtype", {OPCERT_DTYPE_BF16, OPCERT_DTYPE_F16, OPCERT_DTYPE_F32});
   const auto scaling = p.choice("scaling", {"tensor", "channel", "block"});
-  const int64_t m = p.integer("m"), n = p.integer("n"), k = p.integer("k");
-  for (auto [name, v] : {std::pair{"m", m}, {"n", n}, {"k", k}})
-    if (v < 0) throw std::invalid_argument(fmt::format("parameter '{}' must be >= 0, not {}", name, v));
+  const int64_t m = p.size("m"), n = p.size("n"), k = p.size("k");
   const bool bias = p.boolean("bias");
   if (a_dtype == OPCERT_DTYPE_F8_E4M3FN)
     allow_specials(common, {"nan", "large", "-large"}, "fp8_e4m3fn cannot hold (it has no infinity)");

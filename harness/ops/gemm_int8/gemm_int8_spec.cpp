@@ -29,9 +29,7 @@ void build_case(const json& params, Case& c) {
   const ParamReader p("gemm_int8", parameters(), params);
   const auto common = read_common(p);
   const auto out = p.dtype("out_dtype", {OPCERT_DTYPE_I32, OPCERT_DTYPE_BF16, OPCERT_DTYPE_F16});
-  const int64_t m = p.integer("m"), n = p.integer("n"), k = p.integer("k");
-  for (auto [name, v] : {std::pair{"m", m}, {"n", n}, {"k", k}})
-    if (v < 0) throw std::invalid_argument(fmt::format("parameter '{}' must be >= 0, not {}", name, v));
+  const int64_t m = p.size("m"), n = p.size("n"), k = p.size("k");
   if (k > kMaxK) throw std::invalid_argument(fmt::format("parameter 'k' must be at most {} so no int32 sum overflows, not {}", kMaxK, k));
   const bool bias = p.boolean("bias");
   const bool dequantized = out != OPCERT_DTYPE_I32;

@@ -24,9 +24,7 @@ void build_case(const json& params, Case& c) {
   const auto in = p.dtype("in_dtype", {OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16});
   const auto out = p.dtype("out_dtype", {OPCERT_DTYPE_I8, OPCERT_DTYPE_F8_E4M3FN, OPCERT_DTYPE_F8_E5M2});
   const auto granularity = p.choice("granularity", {"token", "tensor"});
-  const int64_t m = p.integer("m"), k = p.integer("k");
-  for (auto [name, v] : {std::pair{"m", m}, {"k", k}})
-    if (v < 0) throw std::invalid_argument(fmt::format("parameter '{}' must be >= 0, not {}", name, v));
+  const int64_t m = p.size("m"), k = p.size("k");
   allow_specials(common, {"large", "-large"}, "is outside the quantize contract (NaN and Inf inputs are undefined)");
 
   // Activations of a few units; exact mode gives small integers, which land on x/scale ties.

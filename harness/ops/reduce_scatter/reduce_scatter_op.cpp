@@ -1,8 +1,6 @@
 // reduce_scatter (docs/OPS.md, "Collectives"): every rank's x (count per rank) reduced element-wise; rank r keeps slice r.
 // A collective is data: its parameters, how its buffers scale with the ranks, what each rank's
 // output holds and how its bus bandwidth counts; the rank runner and the bench do the rest.
-#include <algorithm>
-
 #include "ops/common/collective_operands.h"
 #include "opkit/op_registry.h"
 
@@ -20,19 +18,13 @@ double expected(const CollectiveSpec& spec, const RankValues& inputs, int rank, 
   return reduced_value(spec, inputs, rank * spec.count + i);
 }
 
-// (n-1)/n: each rank sends every slice but its own once.
-double bus_factor(int ranks) {
-  const double n = std::max(ranks, 1);
-  return (n - 1) / n;
-}
-
 const CollectiveTraits kTraits{
     .reduces = true,
     .rooted = false,
     .input_per_rank = true,
     .output_per_rank = false,
     .expected = expected,
-    .bus_factor = bus_factor,
+    .bus_factor = slice_bus_factor,
 };
 
 const OpDescriptor kReduceScatter{
