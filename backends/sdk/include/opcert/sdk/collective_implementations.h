@@ -3,7 +3,7 @@
 #pragma once
 
 #include <opcert/sdk/backend.h>
-#include <opcert/sdk/collective_args.h>
+#include <opcert/sdk/ops/collectives.h>
 #include <opcert/sdk/error.h>
 
 #include <functional>
