@@ -109,7 +109,8 @@ inline AttentionOperands parse_attention(const OpCall& call, CallCheck& check) {
     check.dtype(*g.cu_seqlens_k, {OPCERT_DTYPE_I32});
   }
   if (!check.ok()) return g;
-  const bool ranks = g.varlen() ? check.rank(*g.q, 3, "[Tq, Hq, D] (varlen)") && check.rank(*g.k, 3, "[Tk, Hkv, D] (varlen)")
+  const bool ranks = g.varlen() ? check.rank(*g.q, 3, "[Tq, Hq, D] when cu_seqlens_q is given") &&
+                                    check.rank(*g.k, 3, "[Tk, Hkv, D] when cu_seqlens_q is given")
                                 : check.rank(*g.q, 4, "[B, Sq, Hq, D]") && check.rank(*g.k, 4, "[B, Skv, Hkv, D]");
   if (!ranks) return g;
   detail::read_attention_dims(check, g);

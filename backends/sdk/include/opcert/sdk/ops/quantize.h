@@ -47,7 +47,8 @@ inline QuantizeOperands parse_quantize(const OpCall& call, CallCheck& check) {
   g.k = g.x->dim(1);
   check.shape(*g.q, {g.m, g.k}, "[M, K]");
   if (g.granularity == QuantGranularity::kTensor)
-    check.shape(*g.scale, {1}, "[1] for granularity \"tensor\"");
+    check.require(g.scale->ndim() == 1 && g.scale->dim(0) == 1,
+                  "scale has shape " + shape_string(*g.scale) + ", expected [1] for granularity \"tensor\"");
   else
     check.shape(*g.scale, {g.m}, "[M]");
   return g;
