@@ -158,15 +158,10 @@ TEST(AttentionParser, CuSeqlensValuesAtRunTime) {
   TestCall c = varlen(5, 6, 2);
   const auto p = c.parse(parse_attention, true);
   ASSERT_TRUE(p.ok) << p.reason;
-  TestCall none;
-  const OpCall view(none.call());
-  auto problem = [&](std::vector<int32_t> q, std::vector<int32_t> k) {
-    CallCheck check(view, true);
-    check_cu_seqlens(check, p.operands, q, k);
-    return check.reason();
-  };
+  auto problem = [&](std::vector<int32_t> q, std::vector<int32_t> k) { return cu_seqlens_problem(p.operands, q, k); };
   EXPECT_EQ(problem({0, 2, 5}, {0, 0, 6}), "") << "an empty sequence is allowed";
   EXPECT_EQ(problem({1, 2, 5}, {0, 3, 6}), "cu_seqlens_q must start at 0 (got 1)");
+  EXPECT_EQ(problem({}, {0, 3, 6}), "cu_seqlens_q must start at 0 (got no entry)");
   EXPECT_EQ(problem({0, 3, 2}, {0, 3, 6}), "cu_seqlens_q decreases at entry 2 (3 then 2), expected non-decreasing prefix sums");
   EXPECT_EQ(problem({0, 2, 4}, {0, 3, 6}), "cu_seqlens_q ends at 4, expected 5 (the tokens of q)");
   EXPECT_EQ(problem({0, 2, 5}, {0, 3, 7}), "cu_seqlens_k ends at 7, expected 6 (the tokens of k)");

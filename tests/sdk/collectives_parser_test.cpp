@@ -1,8 +1,10 @@
 // The collectives' parser (opcert/sdk/ops/collectives.h) against docs/OPS.md: each op's sizes on
 // n ranks, reduce_op, root (negative from the last rank), in_place; violations; and the readers of
-// earlier SDK versions (collective_args.h) answering through it.
+// earlier SDK versions (collective_args.h) answering through it; the implementations and the
+// communicator's checked arguments that collective_implementations.h builds on it.
 #include <gtest/gtest.h>
 #include <opcert/sdk/collective_args.h>
+#include <opcert/sdk/collective_implementations.h>
 #include <opcert/sdk/ops/collectives.h>
 
 #include <functional>
@@ -121,6 +123,56 @@ TEST(CollectivesParser, TheEarlierReadersAnswerThroughTheParser) {
   EXPECT_EQ(collective_unsupported(OpCall(device.call()), Collective::kAllReduce, 2), "");
   EXPECT_EQ(collective_of("broadcast"), Collective::kBroadcast);
   EXPECT_THROW(collective_of("softmax"), Error);
+}
+
+// A backend with host memory, 2 ranks, and one limit: no int32.
+CollectiveTarget two_host_ranks() {
+  return {OPCERT_DEVICE_CPU, [] { return 2; },
+          [](const CollectiveOperands& c) { return c.dtype == OPCERT_DTYPE_I32 ? std::string("no int32 here") : std::string(); }};
+}
+
+TEST(CollectiveImplementations, QueriesParseThenAskTheLimits) {
+  const auto impls = collective_implementations("test", "loop", "one line", two_host_ranks());
+  ASSERT_EQ(impls.size(), 5u);
+  EXPECT_EQ(impls[1].key, "test.all_gather.loop");
+  EXPECT_EQ(impls[1].op, "all_gather");
+  TestCall good = collective(3, 6);
+  EXPECT_TRUE(impls[1].query(OpCall(good.call())).supported);
+  TestCall sizes = collective(3, 3);
+  EXPECT_EQ(impls[1].query(OpCall(sizes.call())).reason,
+            "y has shape [3], expected [n·count] with n = 2 ranks and count = 3 (x) = [6]");
+  TestCall ints = collective(3, 6, OPCERT_DTYPE_I32);
+  EXPECT_EQ(impls[1].query(OpCall(ints.call())).reason, "no int32 here");
+  TestCall device;
+  device.in("x", kF32, {3}).on(OPCERT_DEVICE_CUDA).out("y", kF32, {6});
+  EXPECT_EQ(impls[1].query(OpCall(device.call())).reason, "input 'x' is in CUDA device memory, expected host memory");
+  EXPECT_THROW(impls[1].run(OpCall(good.call())), Error) << "a collective runs on a communicator";
+}
+
+TEST(CollectiveImplementations, ACommunicatorRunsCheckedArguments) {
+  TestCall good = collective(4, 12);  // all_gather on the communicator's 3 ranks, not the query's 2
+  const CollectiveArgs a = checked_collective(OpCall(good.call()), Collective::kAllGather, 3, two_host_ranks());
+  EXPECT_EQ(a.count, 4);
+  EXPECT_EQ(a.y_bytes, 48u);
+  TestCall bad = collective(4, 5);
+  try {
+    checked_collective(OpCall(bad.call()), Collective::kAllReduce, 3, two_host_ranks());
+    ADD_FAILURE() << "a contract violation was run";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), OPCERT_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(e.what(), "y has shape [5], expected [count] (the shape of x) = [4]");
+  }
+  TestCall no_data = collective(4, 4);
+  no_data.without_data();
+  EXPECT_THROW(checked_collective(OpCall(no_data.call()), Collective::kAllReduce, 3, two_host_ranks()), Error);
+  TestCall ints = collective(4, 4, OPCERT_DTYPE_I32);
+  try {
+    checked_collective(OpCall(ints.call()), Collective::kAllReduce, 3, two_host_ranks());
+    ADD_FAILURE() << "a limit was run past";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), OPCERT_ERROR_UNSUPPORTED);
+    EXPECT_STREQ(e.what(), "no int32 here");
+  }
 }
 
 }  // namespace

@@ -86,7 +86,7 @@ inline void read_attention_dims(CallCheck& check, AttentionOperands& g) {
 }  // namespace detail
 
 /// Reads and checks the call's operands; the first problem is recorded in `check` (whose `ok()`
-/// says whether the operands are usable). The values of cu_seqlens are data: check_cu_seqlens.
+/// says whether the operands are usable). The values of cu_seqlens are data: cu_seqlens_problem.
 inline AttentionOperands parse_attention(const OpCall& call, CallCheck& check) {
   AttentionOperands g;
   g.q = check.input("q");
@@ -118,24 +118,27 @@ inline AttentionOperands parse_attention(const OpCall& call, CallCheck& check) {
   return g;
 }
 
-/// Checks the values of cu_seqlens_q and cu_seqlens_k of a varlen call that parsed (host copies,
-/// one entry per batch + 1): each non-decreasing from 0 to the tokens of q (k). They are data, so
-/// a query cannot see them; a backend calls this in run wherever it can read them.
-inline void check_cu_seqlens(CallCheck& check, const AttentionOperands& g, std::span<const int32_t> cu_q,
-                             std::span<const int32_t> cu_k) {
-  const auto one = [&](std::string_view name, std::span<const int32_t> cu, int64_t tokens, const char* of) {
+/// What is wrong with the values of cu_seqlens_q and cu_seqlens_k of a varlen call that parsed
+/// (host copies, batch + 1 entries each), "" when nothing: each must be non-decreasing from 0 to
+/// the tokens of q (k). They are data, which a query cannot see: a backend asks in run wherever
+/// it can read them, and throws the answer as INVALID_ARGUMENT.
+inline std::string cu_seqlens_problem(const AttentionOperands& g, std::span<const int32_t> cu_q,
+                                      std::span<const int32_t> cu_k) {
+  const auto problem = [](const char* name, std::span<const int32_t> cu, int64_t tokens, const char* of) -> std::string {
     const std::string what(name);
-    check.require(!cu.empty() && cu.front() == 0, what + " must start at 0 (got " + (cu.empty() ? "nothing" : std::to_string(cu.front())) + ")");
+    if (cu.empty() || cu.front() != 0)
+      return what + " must start at 0 (got " + (cu.empty() ? std::string("no entry") : std::to_string(cu.front())) + ")";
     for (std::size_t b = 1; b < cu.size(); ++b)
       if (cu[b] < cu[b - 1])
-        check.require(false, what + " decreases at entry " + std::to_string(b) + " (" + std::to_string(cu[b - 1]) +
-                                 " then " + std::to_string(cu[b]) + "), expected non-decreasing prefix sums");
-    if (!cu.empty())
-      check.require(cu.back() == tokens, what + " ends at " + std::to_string(cu.back()) + ", expected " +
-                                             std::to_string(tokens) + " (the tokens of " + of + ")");
+        return what + " decreases at entry " + std::to_string(b) + " (" + std::to_string(cu[b - 1]) + " then " +
+               std::to_string(cu[b]) + "), expected non-decreasing prefix sums";
+    if (cu.back() != tokens)
+      return what + " ends at " + std::to_string(cu.back()) + ", expected " + std::to_string(tokens) + " (the tokens of " +
+             of + ")";
+    return "";
   };
-  one("cu_seqlens_q", cu_q, g.tq, "q");
-  one("cu_seqlens_k", cu_k, g.tk, "k");
+  const std::string q = problem("cu_seqlens_q", cu_q, g.tq, "q");
+  return q.empty() ? problem("cu_seqlens_k", cu_k, g.tk, "k") : q;
 }
 
 }  // namespace opcert::sdk

@@ -75,7 +75,7 @@ inline void read_rope_tables(CallCheck& check, RopeOperands& r) {
 }  // namespace detail
 
 /// Reads and checks the call's operands; the first problem is recorded in `check` (whose `ok()`
-/// says whether the operands are usable). Given positions are data: check_rope_positions.
+/// says whether the operands are usable). Given positions are data: rope_positions_problem.
 inline RopeOperands parse_rope(const OpCall& call, CallCheck& check) {
   RopeOperands r;
   r.q = check.input("q");
@@ -111,15 +111,15 @@ inline RopeOperands parse_rope(const OpCall& call, CallCheck& check) {
   return r;
 }
 
-/// Checks given positions (a host copy, one per token) against the tables: every one in [0, P).
-/// They are data, so a query cannot see them; a backend calls this in run wherever it can read them.
-inline void check_rope_positions(CallCheck& check, const RopeOperands& r, std::span<const int32_t> positions) {
+/// What is wrong with given positions (a host copy, one per token), "" when nothing: every one
+/// must be a row of the tables, in [0, P). They are data, which a query cannot see: a backend asks
+/// in run wherever it can read them, and throws the answer as INVALID_ARGUMENT.
+inline std::string rope_positions_problem(const RopeOperands& r, std::span<const int32_t> positions) {
   for (std::size_t t = 0; t < positions.size(); ++t)
-    if (positions[t] < 0 || positions[t] >= r.table_rows) {
-      check.require(false, "positions[" + std::to_string(t) + "] = " + std::to_string(positions[t]) +
-                               " is outside [0, P) = [0, " + std::to_string(r.table_rows) + ")");
-      return;
-    }
+    if (positions[t] < 0 || positions[t] >= r.table_rows)
+      return "positions[" + std::to_string(t) + "] = " + std::to_string(positions[t]) + " is outside [0, P) = [0, " +
+             std::to_string(r.table_rows) + ")";
+  return "";
 }
 
 }  // namespace opcert::sdk
