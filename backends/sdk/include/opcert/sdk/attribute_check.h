@@ -77,7 +77,7 @@ inline int choose(CallCheck& check, const OpCall& call, std::string_view name, c
   int index = 0;
   for (std::string_view a : allowed) {
     if (value == a) return index;
-    list += (list.empty() ? "\"" : ", \"") + std::string(a) + "\"";
+    list.append(list.empty() ? "\"" : ", \"").append(a).append("\"");
     ++index;
   }
   check.require(false, "attribute '" + std::string(name) + "' must be one of " + list + " (got \"" + std::string(value) + "\")");

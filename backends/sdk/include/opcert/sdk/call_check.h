@@ -134,8 +134,8 @@ inline std::optional<Tensor> CallCheck::output(std::string_view name, bool requi
 inline void CallCheck::dtype(const Tensor& t, std::initializer_list<int32_t> allowed) {
   for (int32_t d : allowed)
     if (t.dtype() == d) return;
-  std::string list;
-  for (int32_t d : allowed) list += (list.empty() ? "" : "/") + dtype_name(d);
+  std::string list;  // appended to: GCC 12 warns falsely (-Wrestrict) on a literal + std::string here
+  for (int32_t d : allowed) list.append(list.empty() ? "" : "/").append(dtype_name(d));
   require(false, std::string(t.name()) + " must be " + list + " (got " + dtype_name(t.dtype()) + ")");
 }
 
