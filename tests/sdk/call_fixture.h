@@ -41,9 +41,48 @@ class TestCall {
     last_->data = nullptr;
     return *this;
   }
+  /// Changes the last operand's dtype.
+  TestCall& as(int32_t dtype) {
+    last_->dtype = dtype;
+    return *this;
+  }
+  /// The last operand's shape.
+  const std::vector<int64_t>& shape() const { return last_->shape; }
   /// Gives the last operand strides (in elements).
   TestCall& strided(std::vector<int64_t> strides) {
     last_->strides = std::move(strides);
+    return *this;
+  }
+
+  /// The names of the operands, inputs first.
+  std::vector<std::string> operand_names() const {
+    std::vector<std::string> names;
+    for (const auto* list : {&inputs_, &outputs_})
+      for (const Operand& o : *list) names.push_back(o.name);
+    return names;
+  }
+  /// Whether operand `name` is an input (else an output).
+  bool is_input(const std::string& name) const {
+    for (const Operand& o : inputs_)
+      if (o.name == name) return true;
+    return false;
+  }
+  /// Selects operand `name` for on(), without_data() and strided().
+  TestCall& select(const std::string& name) {
+    for (auto* list : {&inputs_, &outputs_})
+      for (Operand& o : *list)
+        if (o.name == name) last_ = &o;
+    return *this;
+  }
+  /// Removes operand `name`.
+  TestCall& remove(const std::string& name) {
+    for (auto* list : {&inputs_, &outputs_})
+      for (auto it = list->begin(); it != list->end(); ++it)
+        if (it->name == name) {
+          list->erase(it);
+          last_ = nullptr;
+          return *this;
+        }
     return *this;
   }
 
