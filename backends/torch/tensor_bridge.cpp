@@ -1,6 +1,7 @@
 #include "tensor_bridge.h"
 
 #include <opcert/sdk/error.h>
+#include <torch/cuda.h>
 
 #include <string>
 #include <vector>
@@ -45,11 +46,17 @@ at::Tensor wrap(const sdk::Tensor& t) {
   return at::from_blob(t.data(), sizes, strides, options);
 }
 
-c10::optional<at::Tensor> wrap_input(const sdk::OpCall& call, std::string_view name) {
-  auto t = call.find_input(name);
+c10::optional<at::Tensor> wrap(const std::optional<sdk::Tensor>& t) {
   if (!t) return c10::nullopt;
   return wrap(*t);
 }
+
+std::size_t cuda_device_count() {
+  static const std::size_t count = torch::cuda::is_available() ? torch::cuda::device_count() : 0;
+  return count;
+}
+
+int32_t operand_device_type() { return cuda_device_count() > 0 ? OPCERT_DEVICE_CUDA : OPCERT_DEVICE_CPU; }
 
 void write_output(const sdk::Tensor& out, const at::Tensor& value) {
   if (out.numel() == 0) return;

@@ -5,7 +5,9 @@
 #include <ATen/ATen.h>
 #include <opcert/sdk/op_call.h>
 
-#include <string_view>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
 
 namespace opcert::torch_backend {
 
@@ -13,11 +15,19 @@ namespace opcert::torch_backend {
 /// (see fp8_codec.h) because LibTorch 1.13 has no fp8 dtype.
 at::ScalarType scalar_type(int32_t opcert_dtype);
 
+/// The CUDA devices torch sees (0 on a machine without one). The backend lists them, and only
+/// them, when there is one; else its one device is the host.
+std::size_t cuda_device_count();
+
+/// The memory every operand of this backend's ops must be in (what the operand parsers check):
+/// CUDA device memory when torch sees a GPU, else host memory.
+int32_t operand_device_type();
+
 /// An ATen view of the operand's memory (no copy), on the device the operand names.
 at::Tensor wrap(const sdk::Tensor& t);
 
-/// wrap() of the named input when the call has it.
-c10::optional<at::Tensor> wrap_input(const sdk::OpCall& call, std::string_view name);
+/// wrap() of an optional operand (a parser's std::optional<sdk::Tensor>).
+c10::optional<at::Tensor> wrap(const std::optional<sdk::Tensor>& t);
 
 /// Copies value (cast to the output's dtype) into the named output's memory.
 void write_output(const sdk::Tensor& out, const at::Tensor& value);

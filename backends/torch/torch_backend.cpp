@@ -3,7 +3,6 @@
 // c10d process groups (collectives/, docs/TORCH.md). It lists every CUDA device torch sees (an
 // MPI rank takes its local rank's) and runs on the host when there is none.
 #include <opcert/sdk/backend.h>
-#include <torch/cuda.h>
 
 #include <memory>
 #include <string>
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "device_memory.h"
+#include "tensor_bridge.h"
 #include "torch_events.h"
 #include "ops/torch_ops.h"
 #include "torch_version.h"
@@ -45,8 +45,7 @@ class TorchBackend : public sdk::Backend, public sdk::EventBackend, public Colle
   static constexpr bool kHasCollectives = kWithCollectives;
 
   TorchBackend() : CollectivesPart(static_cast<const sdk::Backend&>(*this)) {
-    const auto cuda_devices = torch::cuda::is_available() ? torch::cuda::device_count() : 0;
-    for (std::size_t i = 0; i < cuda_devices; ++i)
+    for (std::size_t i = 0; i < cuda_device_count(); ++i)
       memory_.push_back(std::make_unique<DeviceMemory>(at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(i))));
     for (auto family : {gemm_implementations, gemm_fp8_implementations, gemm_int8_implementations,
                         quantize_implementations, attention_implementations, norm_implementations,

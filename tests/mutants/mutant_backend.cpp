@@ -1,60 +1,72 @@
 #include "mutant_backend.h"
 
 #include <opcert/sdk/backend.h>
+#include <opcert/sdk/checked_implementation.h>
+#include <opcert/sdk/ops.h>
 
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "naive_ops.h"
 
 namespace opcert::mutants {
 namespace {
 
-using OpFn = void (*)(const sdk::OpCall&, Defect);
-
-struct Variant {
+// One implementation per variant of an op: the correct control and each defect. All read the call
+// with the op's SDK parser, so a call the contract refuses is declined by every one of them, and
+// the naive code's own limits decline the rest it does not do; the defects stay in the numbers.
+template <class Operands>
+struct MutantOp {
   const char* op;
-  OpFn fn;
-  Defect defect;
-  const char* name;
-};
-
-constexpr Variant kVariants[] = {
-    {"gemm", gemm, Defect::kNone, "correct"},
-    {"gemm", gemm, Defect::kBf16Accumulation, "bf16_accumulation"},
-    {"gemm", gemm, Defect::kWritePastEnd, "write_past_end"},
-    {"gemm", gemm, Defect::kTf32Inputs, "tf32_inputs"},
-    {"gemm", gemm, Defect::kBf16Inputs, "bf16_inputs"},
-    {"gemm_fp8", gemm_fp8, Defect::kNone, "correct"},
-    {"gemm_fp8", gemm_fp8, Defect::kScaleDropped, "scale_dropped"},
-    {"gemm_fp8", gemm_fp8, Defect::kBlockScaleTransposed, "block_scale_transposed"},
-    {"gemm_int8", gemm_int8, Defect::kNone, "correct"},
-    {"gemm_int8", gemm_int8, Defect::kScaleDropped, "scale_dropped"},
-    {"quantize", quantize, Defect::kNone, "correct"},
-    {"quantize", quantize, Defect::kWrongQuantMax, "wrong_qmax"},
-    {"attention", attention, Defect::kNone, "correct"},
-    {"attention", attention, Defect::kCausalOffByOne, "causal_off_by_one"},
-    {"attention", attention, Defect::kWrongGqaMapping, "wrong_gqa_mapping"},
-    {"rms_norm", rms_norm, Defect::kNone, "correct"},
-    {"rms_norm", rms_norm, Defect::kWrongEps, "wrong_eps"},
-    {"layer_norm", layer_norm, Defect::kNone, "correct"},
-    {"layer_norm", layer_norm, Defect::kWrongEps, "wrong_eps"},
-    {"rope", rope, Defect::kNone, "correct"},
-    {"rope", rope, Defect::kMissingRotaryPair, "missing_rotary_pair"},
-    {"softmax", softmax, Defect::kNone, "correct"},
-    {"softmax", softmax, Defect::kWritePastEnd, "write_past_end"},
+  Operands (*parse)(const sdk::OpCall&, sdk::CallCheck&);
+  void (*compute)(const Operands&, Defect);
+  sdk::Support (*limits)(const Operands&) = nullptr;
+  std::initializer_list<std::pair<Defect, const char*>> variants;
 };
 
 class MutantBackend : public sdk::Backend {
  public:
   MutantBackend() {
-    for (const Variant& v : kVariants)
-      add({.key = std::string("mutants.") + v.op + "." + v.name,
-           .op = v.op,
-           .description = v.defect == Defect::kNone ? "naive fp64, correct" : std::string("defect: ") + v.name,
-           .query = [](const sdk::OpCall&) { return sdk::Support::yes(); },
-           .run = [fn = v.fn, defect = v.defect](const sdk::OpCall& call) { fn(call, defect); }});
+    add_op<sdk::GemmOperands>({"gemm", sdk::parse_gemm, gemm, nullptr,
+                               {{Defect::kNone, "correct"},
+                                {Defect::kBf16Accumulation, "bf16_accumulation"},
+                                {Defect::kWritePastEnd, "write_past_end"},
+                                {Defect::kTf32Inputs, "tf32_inputs"},
+                                {Defect::kBf16Inputs, "bf16_inputs"}}});
+    add_op<sdk::GemmFp8Operands>({"gemm_fp8", sdk::parse_gemm_fp8, gemm_fp8, nullptr,
+                                  {{Defect::kNone, "correct"},
+                                   {Defect::kScaleDropped, "scale_dropped"},
+                                   {Defect::kBlockScaleTransposed, "block_scale_transposed"}}});
+    add_op<sdk::GemmInt8Operands>({"gemm_int8", sdk::parse_gemm_int8, gemm_int8, nullptr,
+                                   {{Defect::kNone, "correct"}, {Defect::kScaleDropped, "scale_dropped"}}});
+    add_op<sdk::QuantizeOperands>({"quantize", sdk::parse_quantize, quantize, nullptr,
+                                   {{Defect::kNone, "correct"}, {Defect::kWrongQuantMax, "wrong_qmax"}}});
+    add_op<sdk::AttentionOperands>({"attention", sdk::parse_attention, attention, attention_limits,
+                                    {{Defect::kNone, "correct"},
+                                     {Defect::kCausalOffByOne, "causal_off_by_one"},
+                                     {Defect::kWrongGqaMapping, "wrong_gqa_mapping"}}});
+    add_op<sdk::NormOperands>({"rms_norm", sdk::parse_rms_norm, norm, norm_limits,
+                               {{Defect::kNone, "correct"}, {Defect::kWrongEps, "wrong_eps"}}});
+    add_op<sdk::NormOperands>({"layer_norm", sdk::parse_layer_norm, norm, norm_limits,
+                               {{Defect::kNone, "correct"}, {Defect::kWrongEps, "wrong_eps"}}});
+    add_op<sdk::RopeOperands>({"rope", sdk::parse_rope, rope, nullptr,
+                               {{Defect::kNone, "correct"}, {Defect::kMissingRotaryPair, "missing_rotary_pair"}}});
+    add_op<sdk::SoftmaxOperands>({"softmax", sdk::parse_softmax, softmax, nullptr,
+                                  {{Defect::kNone, "correct"}, {Defect::kWritePastEnd, "write_past_end"}}});
   }
   sdk::BackendInfo info() const override { return {"mutants", "1.0", "opcert tests", "deliberately broken ops"}; }
+
+ private:
+  template <class Operands>
+  void add_op(const MutantOp<Operands>& m) {
+    for (const auto& [defect, name] : m.variants) {
+      const std::string description = defect == Defect::kNone ? "naive fp64, correct" : std::string("defect: ") + name;
+      auto compute = [fn = m.compute, defect = defect](const Operands& operands) { fn(operands, defect); };
+      add(sdk::checked_implementation({std::string("mutants.") + m.op + "." + name, m.op, description}, m.parse, compute,
+                                      m.limits));
+    }
+  }
 };
 
 }  // namespace

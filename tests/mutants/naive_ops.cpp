@@ -12,7 +12,6 @@
 namespace opcert::mutants {
 namespace {
 
-using sdk::OpCall;
 using sdk::Tensor;
 
 double ld(const Tensor& t, int64_t i) {
@@ -25,17 +24,13 @@ void st(const Tensor& t, int64_t i, double v) {
   store_as(dtype, v, t.data<char>() + i * static_cast<int64_t>(dtype_bytes(dtype)));
 }
 
-double qmax_of(int32_t dtype) {
-  return dtype == OPCERT_DTYPE_I8 ? 127.0 : dtype == OPCERT_DTYPE_F8_E4M3FN ? 448.0 : 57344.0;
-}
-
 }  // namespace
 
-void gemm(const OpCall& call, Defect defect) {
-  const Tensor a = call.input("a"), b = call.input("b"), c = call.output("c");
-  const auto bias = call.find_input("bias");
-  const bool kn = call.get_string("b_layout", "nk") == "kn";
-  const int64_t M = a.dim(0), K = a.dim(1), N = c.dim(1);
+void gemm(const sdk::GemmOperands& g, Defect defect) {
+  const Tensor &a = *g.a, &b = *g.b, &c = *g.c;
+  const auto& bias = g.bias;
+  const bool kn = g.b_layout == sdk::BLayout::kKN;
+  const int64_t M = g.m, K = g.k, N = g.n;
   const auto input = [defect](double v) {
     if (defect == Defect::kTf32Inputs) return test::round_to_tf32(v);
     if (defect == Defect::kBf16Inputs) return round_to(OPCERT_DTYPE_BF16, v);
@@ -53,12 +48,10 @@ void gemm(const OpCall& call, Defect defect) {
   if (defect == Defect::kWritePastEnd) st(c, M * N, 0.0);
 }
 
-void gemm_fp8(const OpCall& call, Defect defect) {
-  const Tensor a = call.input("a"), b = call.input("b"), sa = call.input("a_scale"), sb = call.input("b_scale");
-  const Tensor c = call.output("c");
-  const auto bias = call.find_input("bias");
-  const std::string scaling = call.get_string("scaling", "tensor");
-  const int64_t M = a.dim(0), K = a.dim(1), N = b.dim(0), block = 128;
+void gemm_fp8(const sdk::GemmFp8Operands& g, Defect defect) {
+  const Tensor &a = *g.a, &b = *g.b, &sa = *g.a_scale, &sb = *g.b_scale, &c = *g.c;
+  const auto& bias = g.bias;
+  const int64_t M = g.m, K = g.k, N = g.n, block = g.block;
   const int64_t kb_count = (K + block - 1) / block, nb_count = (N + block - 1) / block;
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < N; ++n) {
@@ -67,10 +60,10 @@ void gemm_fp8(const OpCall& call, Defect defect) {
         double s = 0.0;
         for (int64_t k = kb * block; k < std::min(K, (kb + 1) * block); ++k) s += ld(a, m * K + k) * ld(b, n * K + k);
         double scale_a = 1.0, scale_b = 1.0;
-        if (scaling == "tensor") {
+        if (g.scaling == sdk::Fp8Scaling::kTensor) {
           scale_a = ld(sa, 0);
           scale_b = ld(sb, 0);
-        } else if (scaling == "channel") {
+        } else if (g.scaling == sdk::Fp8Scaling::kChannel) {
           scale_a = ld(sa, m);
           scale_b = ld(sb, n);
         } else {
@@ -85,15 +78,15 @@ void gemm_fp8(const OpCall& call, Defect defect) {
     }
 }
 
-void gemm_int8(const OpCall& call, Defect defect) {
-  const Tensor a = call.input("a"), b = call.input("b"), c = call.output("c");
-  const auto sa = call.find_input("a_scale"), sb = call.find_input("b_scale"), bias = call.find_input("bias");
-  const int64_t M = a.dim(0), K = a.dim(1), N = b.dim(0);
+void gemm_int8(const sdk::GemmInt8Operands& g, Defect defect) {
+  const Tensor &a = *g.a, &b = *g.b, &c = *g.c;
+  const auto &sa = g.a_scale, &sb = g.b_scale, &bias = g.bias;
+  const int64_t M = g.m, K = g.k, N = g.n;
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < N; ++n) {
       double acc = 0.0;
       for (int64_t k = 0; k < K; ++k) acc += ld(a, m * K + k) * ld(b, n * K + k);
-      if (c.dtype() == OPCERT_DTYPE_I32) {
+      if (!g.dequantize) {
         st(c, m * N + n, acc);
         continue;
       }
@@ -102,11 +95,12 @@ void gemm_int8(const OpCall& call, Defect defect) {
     }
 }
 
-void quantize(const OpCall& call, Defect defect) {
-  const Tensor x = call.input("x"), q = call.output("q"), scale = call.output("scale");
-  const int64_t M = x.dim(0), K = x.dim(1);
-  const bool per_tensor = call.get_string("granularity", "token") == "tensor";
-  double qmax = qmax_of(q.dtype());
+void quantize(const sdk::QuantizeOperands& g, Defect defect) {
+  const Tensor &x = *g.x, &q = *g.q, &scale = *g.scale;
+  const int64_t M = g.m, K = g.k;
+  const bool per_tensor = g.granularity == sdk::QuantGranularity::kTensor;
+  const double qmax_q = sdk::quantize_qmax(q.dtype());
+  double qmax = qmax_q;
   if (defect == Defect::kWrongQuantMax && q.dtype() == OPCERT_DTYPE_I8) qmax = 128.0;
   const auto row_amax = [&](int64_t first, int64_t last) {
     double amax = 0.0;
@@ -118,17 +112,22 @@ void quantize(const OpCall& call, Defect defect) {
     const double s = round_to(OPCERT_DTYPE_F32, row_amax(g * span, (g + 1) * span) / qmax);
     st(scale, g, s);
     for (int64_t i = g * span; i < (g + 1) * span; ++i)
-      st(q, i, s == 0.0 ? 0.0 : std::clamp(ld(x, i) / s, -qmax_of(q.dtype()), qmax_of(q.dtype())));
+      st(q, i, s == 0.0 ? 0.0 : std::clamp(ld(x, i) / s, -qmax_q, qmax_q));
   }
 }
 
-void attention(const OpCall& call, Defect defect) {
-  const Tensor q = call.input("q"), k = call.input("k"), v = call.input("v"), o = call.output("o");
-  const auto lse = call.find_output("lse");
-  const int64_t B = q.dim(0), Sq = q.dim(1), Hq = q.dim(2), D = q.dim(3), Skv = k.dim(1), Hkv = k.dim(2);
-  const double scale = call.get_float("scale", 1.0 / std::sqrt(static_cast<double>(D)));
-  const bool causal = call.get_int("causal", 0) != 0;
-  const int64_t window = call.get_int("window_left", -1), group = Hq / Hkv;
+sdk::Support attention_limits(const sdk::AttentionOperands& a) {
+  if (a.varlen()) return sdk::Support::no("the naive attention takes BSHD only, not varlen");
+  return sdk::Support::yes();
+}
+
+void attention(const sdk::AttentionOperands& a, Defect defect) {
+  const Tensor &q = *a.q, &k = *a.k, &v = *a.v, &o = *a.o;
+  const auto& lse = a.lse;
+  const int64_t B = a.batch, Sq = a.sq, Hq = a.hq, D = a.d, Skv = a.skv, Hkv = a.hkv;
+  const double scale = a.scale;
+  const bool causal = a.causal;
+  const int64_t window = a.window_left, group = a.group();
   for (int64_t bi = 0; bi < B; ++bi)
     for (int64_t h = 0; h < Hq; ++h) {
       const int64_t kvh = defect == Defect::kWrongGqaMapping ? h % Hkv : h / group;
@@ -158,14 +157,18 @@ void attention(const OpCall& call, Defect defect) {
     }
 }
 
-namespace {
+sdk::Support norm_limits(const sdk::NormOperands& n) {
+  if (n.residual) return sdk::Support::no("the naive norms take no residual");
+  return sdk::Support::yes();
+}
 
-void norm(const OpCall& call, Defect defect, bool centred, double default_eps) {
-  const Tensor x = call.input("x"), y = call.output("y");
-  const auto w = call.find_input("weight"), bias = call.find_input("bias");
-  double eps = call.get_float("eps", default_eps);
+void norm(const sdk::NormOperands& n, Defect defect) {
+  const Tensor &x = *n.x, &y = *n.y;
+  const auto &w = n.weight, &bias = n.bias;
+  const bool centred = n.kind == sdk::NormKind::kLayer;
+  double eps = n.eps;
   if (defect == Defect::kWrongEps) eps *= 10.0;
-  const int64_t T = x.dim(0), H = x.dim(1);
+  const int64_t T = n.t, H = n.h;
   for (int64_t t = 0; t < T; ++t) {
     double mean = 0.0, sq = 0.0;
     for (int64_t h = 0; h < H; ++h) mean += ld(x, t * H + h) / static_cast<double>(H);
@@ -176,46 +179,39 @@ void norm(const OpCall& call, Defect defect, bool centred, double default_eps) {
   }
 }
 
-}  // namespace
-
-void rms_norm(const OpCall& call, Defect defect) { norm(call, defect, false, 1e-6); }
-void layer_norm(const OpCall& call, Defect defect) { norm(call, defect, true, 1e-5); }
-
-void rope(const OpCall& call, Defect defect) {
-  const Tensor cos = call.input("cos"), sin = call.input("sin");
-  const auto positions = call.find_input("positions");
-  const bool interleaved = call.get_string("style", "split_half") == "interleaved";
-  for (const char* name : {"q", "k"}) {
-    const auto x = call.find_input(name);
+void rope(const sdk::RopeOperands& r, Defect defect) {
+  const Tensor &cos = *r.cos, &sin = *r.sin;
+  const auto& positions = r.positions;
+  const bool interleaved = r.style == sdk::RopeStyle::kInterleaved;
+  for (const auto& [x, out] : {std::pair{r.q, r.q_out}, std::pair{r.k, r.k_out}}) {
     if (!x) continue;
-    const Tensor out = call.output(std::string(name) + "_out");
-    const int64_t D = x->dim(-1), H = x->dim(-2), R = call.get_int("rotary_dim", D), half = R / 2;
-    const int64_t tokens = x->numel() / (H * D), S = x->ndim() == 4 ? x->dim(1) : tokens;
+    const int64_t D = r.head_dim, H = x->dim(-2), R = r.rotary_dim, half = r.half();
+    const int64_t tokens = r.tokens, S = r.seq_len;
     for (int64_t tok = 0; tok < tokens; ++tok) {
       const auto p = static_cast<int64_t>(positions ? ld(*positions, tok) : static_cast<double>(tok % S));
       for (int64_t h = 0; h < H; ++h) {
         const int64_t base = (tok * H + h) * D;
-        for (int64_t d = R; d < D; ++d) st(out, base + d, ld(*x, base + d));
+        for (int64_t d = R; d < D; ++d) st(*out, base + d, ld(*x, base + d));
         for (int64_t i = 0; i < half; ++i) {
           const int64_t i1 = interleaved ? 2 * i : i, i2 = interleaved ? 2 * i + 1 : i + half;
           const double x1 = ld(*x, base + i1), x2 = ld(*x, base + i2);
           if (defect == Defect::kMissingRotaryPair && i == half - 1) {
-            st(out, base + i1, x1);
-            st(out, base + i2, x2);
+            st(*out, base + i1, x1);
+            st(*out, base + i2, x2);
             continue;
           }
           const double c = ld(cos, p * half + i), s = ld(sin, p * half + i);
-          st(out, base + i1, x1 * c - x2 * s);
-          st(out, base + i2, x2 * c + x1 * s);
+          st(*out, base + i1, x1 * c - x2 * s);
+          st(*out, base + i2, x2 * c + x1 * s);
         }
       }
     }
   }
 }
 
-void softmax(const OpCall& call, Defect defect) {
-  const Tensor x = call.input("x"), y = call.output("y");
-  const int64_t N = x.dim(-1), rows = x.numel() / N;
+void softmax(const sdk::SoftmaxOperands& s, Defect defect) {
+  const Tensor &x = *s.x, &y = *s.y;
+  const int64_t N = s.n, rows = s.rows;
   for (int64_t r = 0; r < rows; ++r) {
     double mx = -std::numeric_limits<double>::infinity(), sum = 0.0;
     for (int64_t i = 0; i < N; ++i) mx = std::max(mx, ld(x, r * N + i));

@@ -3,7 +3,14 @@
 // they are correct and serve as the control that passes on the same case.
 #pragma once
 
-#include <opcert/sdk/op_call.h>
+#include <opcert/sdk/ops/attention.h>
+#include <opcert/sdk/ops/gemm.h>
+#include <opcert/sdk/ops/gemm_fp8.h>
+#include <opcert/sdk/ops/gemm_int8.h>
+#include <opcert/sdk/ops/norm.h>
+#include <opcert/sdk/ops/quantize.h>
+#include <opcert/sdk/ops/rope.h>
+#include <opcert/sdk/ops/softmax.h>
 
 namespace opcert::mutants {
 
@@ -22,14 +29,18 @@ enum class Defect {
   kWrongQuantMax,         // quantize: int8 scaled by 128 instead of 127
 };
 
-void gemm(const sdk::OpCall& call, Defect defect);
-void gemm_fp8(const sdk::OpCall& call, Defect defect);
-void gemm_int8(const sdk::OpCall& call, Defect defect);
-void quantize(const sdk::OpCall& call, Defect defect);
-void attention(const sdk::OpCall& call, Defect defect);
-void rms_norm(const sdk::OpCall& call, Defect defect);
-void layer_norm(const sdk::OpCall& call, Defect defect);
-void rope(const sdk::OpCall& call, Defect defect);
-void softmax(const sdk::OpCall& call, Defect defect);
+// Each computes from operands the op's SDK parser read (opcert/sdk/ops/<op>.h).
+void gemm(const sdk::GemmOperands& g, Defect defect);
+void gemm_fp8(const sdk::GemmFp8Operands& g, Defect defect);
+void gemm_int8(const sdk::GemmInt8Operands& g, Defect defect);
+void quantize(const sdk::QuantizeOperands& g, Defect defect);
+void attention(const sdk::AttentionOperands& a, Defect defect);  // BSHD only (attention_limits)
+void norm(const sdk::NormOperands& n, Defect defect);            // rms_norm and layer_norm, no residual (norm_limits)
+void rope(const sdk::RopeOperands& r, Defect defect);
+void softmax(const sdk::SoftmaxOperands& s, Defect defect);
+
+/// What the naive code does not do, though the contract allows it: declined in the query.
+sdk::Support attention_limits(const sdk::AttentionOperands& a);
+sdk::Support norm_limits(const sdk::NormOperands& n);
 
 }  // namespace opcert::mutants

@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include <opcert/sdk/collective_args.h>
 #include <opcert/sdk/collective_implementations.h>
 #include "collectives/cpu_comm.h"
 
@@ -14,12 +13,15 @@ CpuComm& comm_of(opcert_comm* comm) {
   return *reinterpret_cast<CpuComm*>(comm);
 }
 
+// Host memory; a query assumes the MPI job's ranks. No limit beyond the contract.
+sdk::CollectiveTarget target() { return {OPCERT_DEVICE_CPU, mpi_job_ranks, nullptr}; }
+
 }  // namespace
 
 std::vector<sdk::Implementation> collective_implementations() {
   return sdk::collective_implementations(
       "cpu", "mpi", "non-blocking MPI on the backend's own communicator, polled against the timeout (one rank without MPI: a copy)",
-      [](const sdk::OpCall& call, Collective which) { return sdk::collective_unsupported(call, which, mpi_job_ranks()); });
+      target());
 }
 
 uint32_t CpuCollectives::comm_unique_id(uint8_t* id) { return cpu_comm_unique_id(id); }
@@ -36,10 +38,7 @@ void CpuCollectives::comm_abort(opcert_comm* comm) { comm_of(comm).abort(); }
 void CpuCollectives::run_collective(const sdk::OpCall& call, opcert_comm* comm) {
   CpuComm& c = comm_of(comm);
   const sdk::Implementation& impl = backend_->implementation(std::string(call.impl_key()));
-  const Collective which = sdk::collective_of(impl.op);
-  if (const std::string why = sdk::collective_unsupported(call, which, c.nranks()); !why.empty())
-    throw sdk::Error(OPCERT_ERROR_UNSUPPORTED, why);
-  c.run(sdk::read_collective(call, which, c.nranks()));
+  c.run(sdk::checked_collective(call, sdk::collective_of(impl.op), c.nranks(), target()));
 }
 
 }  // namespace opcert::cpu

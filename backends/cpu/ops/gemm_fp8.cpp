@@ -2,25 +2,22 @@
 // token x per channel, or DeepSeek blocks (1 x 128 for A, 128 x 128 for B); out bf16/fp16/fp32.
 // fp8 is decoded exactly to fp32 while packing; products are exact, accumulation is fp32. Block
 // scaling accumulates each K block on its own, then scales and adds it (TileUpdate::kScale*).
-#include <opcert/sdk/gemm_fp8_operands.h>
+#include <opcert/sdk/checked_implementation.h>
+#include <opcert/sdk/ops/gemm_fp8.h>
 
 #include <algorithm>
 #include <vector>
 
 #include "ops/cpu_numeric.h"
 #include "ops/cpu_ops.h"
-#include "ops/gemm_call_check.h"
 #include "ops/gemm_driver.h"
 #include "ops/gemm_epilogue.h"
-#include "ops/gemm_registration.h"
 
 namespace opcert::cpu {
 namespace {
 
 using sdk::Fp8Scaling;
 using Fp8Args = sdk::GemmFp8Operands;
-
-Fp8Args parse(const sdk::OpCall& call, CallCheck& check) { return sdk::parse_gemm_fp8(call, check); }
 
 void compute(const Fp8Args& g) {
   const int32_t out_dtype = g.c->dtype();
@@ -53,10 +50,9 @@ void compute(const Fp8Args& g) {
 }  // namespace
 
 std::vector<sdk::Implementation> gemm_fp8_implementations() {
-  return checked_implementation<Fp8Args>(
-      "cpu.gemm_fp8.blocked", "gemm_fp8",
-      "fp8 decoded to fp32 while packing, fp32 accumulation, tensor/channel/block scales",
-      parse, compute);
+  return {sdk::checked_implementation(
+      {"cpu.gemm_fp8.blocked", "gemm_fp8", "fp8 decoded to fp32 while packing, fp32 accumulation, tensor/channel/block scales"},
+      sdk::parse_gemm_fp8, compute)};
 }
 
 }  // namespace opcert::cpu

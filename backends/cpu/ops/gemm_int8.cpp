@@ -1,24 +1,21 @@
 // gemm_int8 (docs/OPS.md): int8 x int8 with exact int32 accumulation (AVX-512 VNNI vpdpbusd on
 // A + 128, corrected by 128 * column sums of B; portable int32 fallback). Output int32 exact, or
 // bf16/fp16 dequantized: round_out( (a_scale[m] * b_scale[n]) * acc + bias[n] ) in fp32.
-#include <opcert/sdk/gemm_int8_operands.h>
+#include <opcert/sdk/checked_implementation.h>
+#include <opcert/sdk/ops/gemm_int8.h>
 
 #include <algorithm>
 #include <vector>
 
 #include "ops/cpu_numeric.h"
 #include "ops/cpu_ops.h"
-#include "ops/gemm_call_check.h"
 #include "ops/gemm_driver.h"
 #include "ops/gemm_epilogue.h"
-#include "ops/gemm_registration.h"
 
 namespace opcert::cpu {
 namespace {
 
 using Int8Args = sdk::GemmInt8Operands;
-
-Int8Args parse(const sdk::OpCall& call, sdk::CallCheck& check) { return sdk::parse_gemm_int8(call, check); }
 
 void compute(const Int8Args& g) {
   const int32_t out_dtype = g.c->dtype();
@@ -51,10 +48,9 @@ void compute(const Int8Args& g) {
 }  // namespace
 
 std::vector<sdk::Implementation> gemm_int8_implementations() {
-  return checked_implementation<Int8Args>(
-      "cpu.gemm_int8.blocked", "gemm_int8",
-      "int8 GEMM, exact int32 accumulation (AVX-512 VNNI 14x32 tile, portable fallback)",
-      parse, compute);
+  return {sdk::checked_implementation(
+      {"cpu.gemm_int8.blocked", "gemm_int8", "int8 GEMM, exact int32 accumulation (AVX-512 VNNI 14x32 tile, portable fallback)"},
+      sdk::parse_gemm_int8, compute)};
 }
 
 }  // namespace opcert::cpu

@@ -1,8 +1,10 @@
-// quantize (docs/OPS.md): dynamic per-token or per-tensor quantization to int8 / fp8, as vLLM's
-// scaled_int8_quant / scaled_fp8_quant. In fp32: amax = max |x|, scale = amax / qmax,
-// q = round_q(clamp(x / scale, -qmax, qmax)) (a true division, no reciprocal); amax 0 gives
-// scale 0 and q 0. OpenMP over rows.
+// quantize (docs/OPS.md; operands read by the SDK's parse_quantize): dynamic per-token or
+// per-tensor quantization to int8 / fp8, as vLLM's scaled_int8_quant / scaled_fp8_quant. In fp32:
+// amax = max |x|, scale = amax / qmax, q = round_q(clamp(x / scale, -qmax, qmax)) (a true
+// division, no reciprocal); amax 0 gives scale 0 and q 0. OpenMP over rows.
 #include <omp.h>
+#include <opcert/sdk/checked_implementation.h>
+#include <opcert/sdk/ops/quantize.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,50 +12,12 @@
 
 #include "ops/cpu_numeric.h"
 #include "ops/cpu_ops.h"
-#include "ops/gemm_call_check.h"
-#include "ops/gemm_registration.h"
 
 namespace opcert::cpu {
 namespace {
 
 constexpr int64_t kChunk = 1024;              // elements decoded to fp32 at a time
 constexpr int64_t kParallelElements = 1 << 15;  // below this, one thread
-
-struct QuantArgs {
-  std::optional<sdk::Tensor> x, q, scale;
-  bool per_tensor = false;
-  int64_t m = 0, k = 0;
-};
-
-float qmax_of(int32_t dtype) {
-  switch (dtype) {
-    case OPCERT_DTYPE_I8: return 127.0f;
-    case OPCERT_DTYPE_F8_E4M3FN: return 448.0f;
-    default: return 57344.0f;  // fp8 e5m2
-  }
-}
-
-QuantArgs parse(const sdk::OpCall& call, CallCheck& check) {
-  QuantArgs g;
-  g.x = check.input("x");
-  g.q = check.output("q");
-  g.scale = check.output("scale");
-  g.per_tensor = string_choice(check, call, "granularity", "token", {"token", "tensor"}) == "tensor";
-  if (!check.ok()) return g;
-  check.dtype(*g.x, {OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16});
-  check.dtype(*g.q, {OPCERT_DTYPE_I8, OPCERT_DTYPE_F8_E4M3FN, OPCERT_DTYPE_F8_E5M2});
-  check.dtype(*g.scale, {OPCERT_DTYPE_F32});
-  check.require(g.x->ndim() == 2, "x must be 2-D [M, K]");
-  if (!check.ok()) return g;
-  g.m = g.x->dim(0);
-  g.k = g.x->dim(1);
-  check.shape(*g.q, {g.m, g.k}, "[M, K]");
-  if (g.per_tensor)
-    check.shape(*g.scale, {1}, "[1]");
-  else
-    check.shape(*g.scale, {g.m}, "[M]");
-  return g;
-}
 
 // max |x| over elements [begin, begin + count), in fp32.
 float amax_of(int32_t dtype, const void* x, int64_t begin, int64_t count) {
@@ -69,7 +33,7 @@ float amax_of(int32_t dtype, const void* x, int64_t begin, int64_t count) {
 
 // Quantizes elements [begin, begin + count) of x with `scale` into q.
 void quantize_run(int32_t x_dtype, const void* x, int32_t q_dtype, void* q, int64_t begin, int64_t count, float scale) {
-  const float qmax = qmax_of(q_dtype);
+  const float qmax = sdk::quantize_qmax(q_dtype);
   float buf[kChunk];
   for (int64_t i0 = 0; i0 < count; i0 += kChunk) {
     const int64_t len = std::min(kChunk, count - i0);
@@ -88,16 +52,16 @@ void quantize_run(int32_t x_dtype, const void* x, int32_t q_dtype, void* q, int6
   }
 }
 
-void compute(const QuantArgs& g) {
+void compute(const sdk::QuantizeOperands& g) {
   const int32_t x_dtype = g.x->dtype(), q_dtype = g.q->dtype();
   const void* x = g.x->data();
   void* q = g.q->data();
   float* scales = g.scale->data<float>();
-  const float qmax = qmax_of(q_dtype);
+  const float qmax = sdk::quantize_qmax(q_dtype);
   const int64_t m = g.m, k = g.k;
   const bool parallel = m * k >= kParallelElements;
 
-  if (g.per_tensor) {
+  if (g.granularity == sdk::QuantGranularity::kTensor) {
     float amax = 0.0f;
 #pragma omp parallel for reduction(max : amax) schedule(static) if (parallel)
     for (int64_t r = 0; r < m; ++r) amax = std::max(amax, amax_of(x_dtype, x, r * k, k));
@@ -119,10 +83,9 @@ void compute(const QuantArgs& g) {
 }  // namespace
 
 std::vector<sdk::Implementation> quantize_implementations() {
-  return checked_implementation<QuantArgs>(
-      "cpu.quantize.rowwise", "quantize",
-      "dynamic per-token / per-tensor quantization to int8 or fp8 (fp32 amax, true division)",
-      parse, compute);
+  return {sdk::checked_implementation(
+      {"cpu.quantize.rowwise", "quantize", "dynamic per-token / per-tensor quantization to int8 or fp8 (fp32 amax, true division)"},
+      sdk::parse_quantize, compute)};
 }
 
 }  // namespace opcert::cpu

@@ -1,14 +1,15 @@
-// cpu.softmax.rowwise: softmax over the last dimension (docs/OPS.md "softmax").
-// One row per iteration of an OpenMP loop; within a row three vectorised passes (max, exp and
-// sum, scale) over data that stays in cache, fp32 math throughout.
+// cpu.softmax.rowwise: softmax over the last dimension (docs/OPS.md "softmax"; operands read by
+// the SDK's parse_softmax). One row per iteration of an OpenMP loop; within a row three
+// vectorised passes (max, exp and sum, scale) over data that stays in cache, fp32 math throughout.
 #include <omp.h>
+#include <opcert/sdk/checked_implementation.h>
+#include <opcert/sdk/ops/softmax.h>
 
 #include <type_traits>
 #include <vector>
 
 #include "ops/cpu_ops.h"
 #include "ops/cpu_vector.h"
-#include "ops/cpu_vector_operands.h"
 
 namespace opcert::cpu {
 namespace {
@@ -19,18 +20,6 @@ struct Rows {
   int64_t count = 0;   // product of the leading dimensions
   int64_t length = 0;  // N, the last dimension
 };
-
-Rows check_softmax(const sdk::OpCall& call) {
-  const sdk::Tensor x = call.input("x");
-  const sdk::Tensor y = call.output("y");
-  require_dense(x);
-  require(x.ndim() >= 1, "softmax input 'x' must have rank >= 1, got " + shape_string(x));
-  require_like(y, x);
-  Rows rows;
-  rows.length = x.dim(-1);
-  rows.count = rows.length == 0 ? 0 : x.numel() / rows.length;
-  return rows;
-}
 
 /// One row: y = exp(x - max) / sum, or NaN everywhere when the row holds a NaN or +inf or is
 /// all -inf (torch's answer). `scratch` holds n floats (unused for fp32).
@@ -89,33 +78,19 @@ void softmax_rows(const T* x, T* y, Rows rows) {
   }
 }
 
-sdk::Support query_softmax(const sdk::OpCall& call) {
-  const sdk::Support dtype = float_dtype_support(call.input("x"));
-  if (!dtype.supported) return dtype;
-  check_softmax(call);
-  return sdk::Support::yes();
-}
-
-void run_softmax(const sdk::OpCall& call) {
-  const Rows rows = check_softmax(call);
-  const sdk::Tensor x = call.input("x");
-  const sdk::Tensor y = call.output("y");
-  with_float_type(x.dtype(), [&](auto tag) {
+void compute(const sdk::SoftmaxOperands& s) {
+  with_float_type(s.dtype, [&](auto tag) {
     using T = decltype(tag);
-    softmax_rows<T>(x.data<const T>(), y.data<T>(), rows);
+    softmax_rows<T>(s.x->data<const T>(), s.y->data<T>(), Rows{s.rows, s.n});
   });
 }
 
 }  // namespace
 
 std::vector<sdk::Implementation> softmax_implementations() {
-  sdk::Implementation impl;
-  impl.key = "cpu.softmax.rowwise";
-  impl.op = "softmax";
-  impl.description = "row-wise softmax over the last dimension, fp32 math, OpenMP over rows";
-  impl.query = query_softmax;
-  impl.run = run_softmax;
-  return {impl};
+  return {sdk::checked_implementation(
+      {"cpu.softmax.rowwise", "softmax", "row-wise softmax over the last dimension, fp32 math, OpenMP over rows"},
+      sdk::parse_softmax, compute)};
 }
 
 }  // namespace opcert::cpu

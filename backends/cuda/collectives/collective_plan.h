@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include <opcert/sdk/collective_args.h>
+#include <opcert/sdk/ops/collectives.h>
 
 namespace opcert::cuda {
 

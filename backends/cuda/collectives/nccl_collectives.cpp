@@ -1,6 +1,5 @@
 #include "collectives/nccl_collectives.h"
 
-#include <opcert/sdk/collective_args.h>
 #include <opcert/sdk/collective_implementations.h>
 #include <unistd.h>
 
@@ -20,13 +19,10 @@ NcclComm& comm_of(opcert_comm* comm) {
   return *reinterpret_cast<NcclComm*>(comm);
 }
 
-std::string unsupported(const sdk::OpCall& call, sdk::Collective which, int nranks) {
-  if (std::string why = nccl_unavailable(); !why.empty()) return why;
-  for (const char* name : {"x", "y"}) {
-    const auto t = name[0] == 'x' ? call.find_input(name) : call.find_output(name);
-    if (t && t->device().type != OPCERT_DEVICE_CUDA) return std::string(name) + " must be in CUDA device memory";
-  }
-  return sdk::collective_unsupported(call, which, nranks);
+// CUDA memory; a query assumes the job's ranks; the one limit beyond the contract is NCCL itself.
+sdk::CollectiveTarget target(const CudaCollectives& comms) {
+  return {OPCERT_DEVICE_CUDA, [&comms] { return comms.ranks(); },
+          [](const sdk::CollectiveOperands&) { return nccl_unavailable(); }};
 }
 
 // A rank that stopped taking part, for the failure tests: it sleeps inside run_op so that the
@@ -45,7 +41,7 @@ std::vector<sdk::Implementation> collective_implementations(const CudaCollective
       "cuda", "nccl",
       "NCCL on the backend's stream, non-blocking communicator polled against the timeout (avg exact: ncclAvg, or a "
       "sum then a division where ncclAvg would round)",
-      [&comms](const sdk::OpCall& call, sdk::Collective which) { return unsupported(call, which, comms.ranks()); });
+      target(comms));
 }
 
 int CudaCollectives::ranks() const {
@@ -76,9 +72,7 @@ void CudaCollectives::comm_abort(opcert_comm* comm) { comm_of(comm).abort(); }
 void CudaCollectives::run_collective(const sdk::OpCall& call, opcert_comm* comm) {
   NcclComm& c = comm_of(comm);
   const sdk::Implementation& impl = backend_->implementation(std::string(call.impl_key()));
-  const sdk::Collective which = sdk::collective_of(impl.op);
-  if (const std::string why = unsupported(call, which, c.nranks()); !why.empty())
-    throw sdk::Error(OPCERT_ERROR_UNSUPPORTED, why);
+  const sdk::CollectiveArgs args = sdk::checked_collective(call, sdk::collective_of(impl.op), c.nranks(), target(*this));
   if (!faults_) faults_ = TestFaults::from_env();
   if (const auto fault = faults_->next_collective(c.rank())) {
     if (*fault == TestFault::Action::kExit) {
@@ -87,7 +81,7 @@ void CudaCollectives::run_collective(const sdk::OpCall& call, opcert_comm* comm)
     }
     injected_hang(c.timeout_seconds());
   }
-  c.run(sdk::read_collective(call, which, c.nranks()));
+  c.run(args);
 }
 
 }  // namespace opcert::cuda

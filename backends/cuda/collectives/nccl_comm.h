@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include <opcert/sdk/collective_args.h>
+#include <opcert/sdk/ops/collectives.h>
 
 namespace opcert::cuda {
 

@@ -1,9 +1,10 @@
 // cuda.attention.flash: scaled dot-product attention forward (docs/OPS.md "attention"), BSHD or
 // varlen, bottom-right causal mask, sliding window, GQA/MQA by index mapping, optional lse.
 // fp16/bf16 with D 64/128/256 run the tensor-core kernel (attention_flash_kernel.cuh); fp32 and
-// every other case the simple fp32-math kernel (attention_fp32.cu). This file checks the call
-// against the contract, picks the kernel and registers the implementation.
-#include <opcert/sdk/call_check.h>
+// every other case the simple fp32-math kernel (attention_fp32.cu). The call is read by the SDK's
+// parse_attention and checked against the kernels' shared limits (attention_call.h); this file
+// picks the kernel and registers the implementation.
+#include <opcert/sdk/checked_implementation.h>
 
 #include <algorithm>
 #include <cmath>
@@ -21,35 +22,26 @@
 namespace opcert::cuda {
 namespace {
 
-using attn::AttentionCall;
+using attn::AttentionOperands;
 using attn::Dtype;
 using attn::Params;
 
 /// The tensor-core kernel takes fp16/bf16, D 64/128/256 and a positive finite scale (its running
 /// max is taken over raw scores); fp32 stays on fp32 math.
-bool flash_shape_ok(const AttentionCall& a, const cudaDeviceProp& props) {
-  if (a.dtype == Dtype::f32) return false;
+bool flash_shape_ok(const AttentionOperands& a, const cudaDeviceProp& props) {
+  if (attn::dtype_of(a) == Dtype::f32) return false;
   const int smem = attn::flash_smem_bytes(static_cast<int>(a.d));
   // (+ the kernel's few static bytes)
   if (smem == 0 || static_cast<std::size_t>(smem) + 256 > props.sharedMemPerBlockOptin) return false;
   return attn::positive_scale(a);
 }
 
-sdk::Support query(const sdk::OpCall& call) {
-  sdk::CallCheck check(call, false, OPCERT_DEVICE_CUDA);
-  attn::parse_call(call, check);
-  return check.support();
-}
-
-void run(CudaContext& ctx, const sdk::OpCall& call) {
-  sdk::CallCheck check(call, true, OPCERT_DEVICE_CUDA);
-  const AttentionCall a = attn::parse_call(call, check);
-  check.throw_if_failed();
+void run(CudaContext& ctx, const AttentionOperands& a) {
   if (a.tq == 0 || a.batch == 0) return;  // no query: o and lse are empty
   const Params p = attn::params_of(a);
   const bool flash = flash_shape_ok(a, ctx.props) && attn::aligned16(a);
-  if (flash) attn::launch_flash(p, a.dtype, ctx.stream);
-  else attn::launch_simple(p, a.dtype, ctx.stream);
+  if (flash) attn::launch_flash(p, attn::dtype_of(a), ctx.stream);
+  else attn::launch_simple(p, attn::dtype_of(a), ctx.stream);
 }
 
 }  // namespace
@@ -73,11 +65,13 @@ void launch_flash(const Params& p, Dtype dtype, cudaStream_t stream) {
 }  // namespace attn
 
 std::vector<sdk::Implementation> attention_implementations(CudaContext& ctx) {
-  return {{"cuda.attention.flash", "attention",
-           "FlashAttention-2 forward: fp16/bf16 with D 64/128/256 on mma.sync tensor cores (cp.async double "
-           "buffering, online softmax in fp32, masked tiles skipped); fp32 and other head dims on an fp32-math "
-           "kernel. BSHD and varlen, causal, window, GQA/MQA, lse",
-           query, [&ctx](const sdk::OpCall& call) { run(ctx, call); }},
+  return {sdk::checked_implementation(
+              {"cuda.attention.flash", "attention",
+               "FlashAttention-2 forward: fp16/bf16 with D 64/128/256 on mma.sync tensor cores (cp.async double "
+               "buffering, online softmax in fp32, masked tiles skipped); fp32 and other head dims on an fp32-math "
+               "kernel. BSHD and varlen, causal, window, GQA/MQA, lse",
+               OPCERT_DEVICE_CUDA},
+              sdk::parse_attention, [&ctx](const AttentionOperands& a) { run(ctx, a); }, attn::kernel_limits),
           attn::wgmma_implementation(ctx)};
 }
 

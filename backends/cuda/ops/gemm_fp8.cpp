@@ -7,12 +7,11 @@
 // a bias) runs on opcert's own fp8 mma.sync kernel (gemm_fp8_mma.h), which is also registered as
 // its own implementation so that it is certified on every case. Fast accumulation stays off:
 // Hopper's fp8 accumulator keeps about 14 bits, and cuBLASLt's default promotes it to fp32 at
-// intervals, which is what docs/TOLERANCES.md's bound assumes.
-#include <opcert/sdk/call_check.h>
-#include <opcert/sdk/gemm_fp8_operands.h>
+// intervals, which is what docs/TOLERANCES.md's bound assumes. Operands: the SDK's parse_gemm_fp8.
+#include <opcert/sdk/checked_implementation.h>
+#include <opcert/sdk/ops/gemm_fp8.h>
 
 #include "cuda_check.h"
-#include "ops/checked_implementation.h"
 #include "ops/cuda_ops.h"
 #include "ops/gemm_epilogue.h"
 #include "ops/gemm_fp8_mma.h"
@@ -29,12 +28,6 @@ ScaleMode scale_mode_of(sdk::Fp8Scaling s) {
   return s == sdk::Fp8Scaling::kChannel ? ScaleMode::kOuterVector
          : s == sdk::Fp8Scaling::kBlock ? ScaleMode::kBlock
                                         : ScaleMode::kTensor;
-}
-
-Fp8Args parse(const sdk::OpCall& call, sdk::CallCheck& check) {
-  Fp8Args g = sdk::parse_gemm_fp8(call, check);
-  check.require(g.block == kBlock, "only block_size 128 is supported (got " + std::to_string(g.block) + ")");
-  return g;
 }
 
 // The per-channel fallback: the unscaled product in fp32, scaled afterwards.
@@ -115,18 +108,15 @@ std::optional<std::string> cublaslt_unsupported(CudaContext& ctx, const Fp8Args&
   return why;
 }
 
-// The operand check, then `unsupported` for a call that needs a GEMM (not an empty output, not K = 0).
-sdk::Support query_with(CudaContext& ctx, const sdk::OpCall& call,
-                        std::optional<std::string> (*unsupported)(CudaContext&, const Fp8Args&)) {
-  sdk::CallCheck check(call, false, OPCERT_DEVICE_CUDA);
-  const Fp8Args g = parse(call, check);
-  if (!check.ok() || g.m * g.n == 0 || g.k == 0) return check.support();
+// The limits of a call that parsed: 128-wide blocks only (every path), then `unsupported` for a
+// call that needs a GEMM (not an empty output, not K = 0).
+sdk::Support support_with(CudaContext& ctx, const Fp8Args& g,
+                          std::optional<std::string> (*unsupported)(CudaContext&, const Fp8Args&)) {
+  if (g.block != kBlock) return sdk::Support::no("only block_size 128 is supported (got " + std::to_string(g.block) + ")");
+  if (g.m * g.n == 0 || g.k == 0) return sdk::Support::yes();
   if (auto why = unsupported(ctx, g)) return sdk::Support::no(*why);
   return sdk::Support::yes();
 }
-
-sdk::Support query(CudaContext& ctx, const sdk::OpCall& call) { return query_with(ctx, call, cublaslt_unsupported); }
-sdk::Support query_mma(CudaContext& ctx, const sdk::OpCall& call) { return query_with(ctx, call, mma_unsupported); }
 
 // Per-channel scales without cuBLASLt's outer-vector scaling: unscaled GEMM into fp32 scratch,
 // then the scales and the bias in one pass.
@@ -171,55 +161,56 @@ void run_mma(CudaContext& ctx, const Fp8Args& g) {
   OPCERT_CUDA_CHECK_LAUNCH("fp8_mma_gemm");
 }
 
-// Parses and handles what needs no GEMM (an empty output, K = 0); the arguments when a GEMM remains.
-std::optional<Fp8Args> parse_for_run(CudaContext& ctx, const sdk::OpCall& call) {
-  sdk::CallCheck check(call, true, OPCERT_DEVICE_CUDA);
-  Fp8Args g = parse(call, check);
-  check.throw_if_failed();
-  if (g.m * g.n == 0) return std::nullopt;
+// Handles what needs no GEMM (an empty output, K = 0); true when a GEMM remains.
+bool gemm_remains(CudaContext& ctx, const Fp8Args& g) {
+  if (g.m * g.n == 0) return false;
   if (g.k == 0) {
     fill_empty_sum(*g.c, g.bias, ctx.stream);
-    return std::nullopt;
+    return false;
   }
-  return g;
+  return true;
 }
 
-void run(CudaContext& ctx, const sdk::OpCall& call) {
-  const auto g = parse_for_run(ctx, call);
-  if (!g) return;
+void run(CudaContext& ctx, const Fp8Args& g) {
+  if (!gemm_remains(ctx, g)) return;
   std::string why;
-  const auto path = choose_path(ctx, *g, why);
+  const auto path = choose_path(ctx, g, why);
   if (!path) throw sdk::Error(OPCERT_ERROR_UNSUPPORTED, why);
-  if (*path == Fp8Path::kMma) return run_mma(ctx, *g);
+  if (*path == Fp8Path::kMma) return run_mma(ctx, g);
   LtOperands o;
-  o.a = g->a->data<const void>();
-  o.b = g->b->data<const void>();
-  o.c = g->c->data<void>();
-  o.bias = g->bias ? g->bias->data<const void>() : nullptr;
-  o.a_scale = g->a_scale->data<const float>();
-  o.b_scale = g->b_scale->data<const float>();
-  if (*path == Fp8Path::kChannelEpilogue) return run_channel_epilogue(ctx, *g, problem_of(*g), o);
-  run_cublaslt(ctx, *g, problem_of(*g), o);
+  o.a = g.a->data<const void>();
+  o.b = g.b->data<const void>();
+  o.c = g.c->data<void>();
+  o.bias = g.bias ? g.bias->data<const void>() : nullptr;
+  o.a_scale = g.a_scale->data<const float>();
+  o.b_scale = g.b_scale->data<const float>();
+  if (*path == Fp8Path::kChannelEpilogue) return run_channel_epilogue(ctx, g, problem_of(g), o);
+  run_cublaslt(ctx, g, problem_of(g), o);
 }
 
-void run_on_mma(CudaContext& ctx, const sdk::OpCall& call) {
-  const auto g = parse_for_run(ctx, call);
-  if (!g) return;
-  if (auto why = mma_unsupported(ctx, *g)) throw sdk::Error(OPCERT_ERROR_UNSUPPORTED, *why);
-  run_mma(ctx, *g);
+void run_on_mma(CudaContext& ctx, const Fp8Args& g) {
+  if (!gemm_remains(ctx, g)) return;
+  if (auto why = mma_unsupported(ctx, g)) throw sdk::Error(OPCERT_ERROR_UNSUPPORTED, *why);
+  run_mma(ctx, g);
 }
 
 }  // namespace
 
 std::vector<sdk::Implementation> gemm_fp8_implementations(CudaContext& ctx) {
-  return {context_implementation(ctx, "cuda.gemm_fp8.cublaslt", "gemm_fp8",
-                                 "cuBLASLt fp8 tensor cores with the scales and bias fused where it has an algorithm "
-                                 "(else a scale epilogue, or the mma.sync kernel for block scales and e5m2 x e5m2)",
-                                 query, run),
-          context_implementation(ctx, "cuda.gemm_fp8.mma", "gemm_fp8",
-                                 "opcert's fp8 mma.sync kernel (sm_89+): block scales promoted per 128-wide K block, "
-                                 "tensor/channel scales and bias in the epilogue",
-                                 query_mma, run_on_mma)};
+  return {sdk::checked_implementation(
+              {"cuda.gemm_fp8.cublaslt", "gemm_fp8",
+               "cuBLASLt fp8 tensor cores with the scales and bias fused where it has an algorithm "
+               "(else a scale epilogue, or the mma.sync kernel for block scales and e5m2 x e5m2)",
+               OPCERT_DEVICE_CUDA},
+              sdk::parse_gemm_fp8, [&ctx](const Fp8Args& g) { run(ctx, g); },
+              [&ctx](const Fp8Args& g) { return support_with(ctx, g, cublaslt_unsupported); }),
+          sdk::checked_implementation(
+              {"cuda.gemm_fp8.mma", "gemm_fp8",
+               "opcert's fp8 mma.sync kernel (sm_89+): block scales promoted per 128-wide K block, "
+               "tensor/channel scales and bias in the epilogue",
+               OPCERT_DEVICE_CUDA},
+              sdk::parse_gemm_fp8, [&ctx](const Fp8Args& g) { run_on_mma(ctx, g); },
+              [&ctx](const Fp8Args& g) { return support_with(ctx, g, mma_unsupported); })};
 }
 
 }  // namespace opcert::cuda

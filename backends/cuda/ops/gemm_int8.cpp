@@ -2,11 +2,12 @@
 // (torch's _int_mm runs without one, one reason it is slower). A dequantized output (bf16/fp16,
 // per-token × per-channel scales, bias) takes one more pass: the int32 result through
 // the scale_outer epilogue kernel, since cuBLASLt's int8 path has no outer-vector scaling.
-#include <opcert/sdk/call_check.h>
-#include <opcert/sdk/gemm_int8_operands.h>
+// Operands: the SDK's parse_gemm_int8; the one limit beyond the contract is cuBLASLt having an
+// algorithm.
+#include <opcert/sdk/checked_implementation.h>
+#include <opcert/sdk/ops/gemm_int8.h>
 
 #include "cuda_check.h"
-#include "ops/checked_implementation.h"
 #include "ops/cuda_ops.h"
 #include "ops/gemm_epilogue.h"
 #include "ops/lt_gemm.h"
@@ -15,8 +16,6 @@ namespace opcert::cuda {
 namespace {
 
 using Int8Args = sdk::GemmInt8Operands;
-
-Int8Args parse(const sdk::OpCall& call, sdk::CallCheck& check) { return sdk::parse_gemm_int8(call, check); }
 
 LtProblem problem_of(const Int8Args& g) {
   LtProblem p;
@@ -30,18 +29,7 @@ LtProblem problem_of(const Int8Args& g) {
   return p;
 }
 
-sdk::Support query(CudaContext& ctx, const sdk::OpCall& call) {
-  sdk::CallCheck check(call, false, OPCERT_DEVICE_CUDA);
-  const Int8Args g = parse(call, check);
-  if (!check.ok() || g.m * g.n == 0 || g.k == 0) return check.support();
-  if (auto why = lt_gemm_unsupported(ctx, problem_of(g))) return sdk::Support::no(*why);
-  return sdk::Support::yes();
-}
-
-void run(CudaContext& ctx, const sdk::OpCall& call) {
-  sdk::CallCheck check(call, true, OPCERT_DEVICE_CUDA);
-  const Int8Args g = parse(call, check);
-  check.throw_if_failed();
+void run(CudaContext& ctx, const Int8Args& g) {
   if (g.m * g.n == 0) return;
   const bool bf16 = g.c->dtype() == OPCERT_DTYPE_BF16;
   const void* bias = g.bias ? g.bias->data<const void>() : nullptr;
@@ -72,9 +60,11 @@ void run(CudaContext& ctx, const sdk::OpCall& call) {
 }  // namespace
 
 std::vector<sdk::Implementation> gemm_int8_implementations(CudaContext& ctx) {
-  return {context_implementation(ctx, "cuda.gemm_int8.cublaslt", "gemm_int8",
-                                 "cuBLASLt int8 tensor cores, int32 accumulation, dequantizing epilogue kernel for bf16/fp16",
-                                 query, run)};
+  return {sdk::checked_implementation(
+      {"cuda.gemm_int8.cublaslt", "gemm_int8",
+       "cuBLASLt int8 tensor cores, int32 accumulation, dequantizing epilogue kernel for bf16/fp16", OPCERT_DEVICE_CUDA},
+      sdk::parse_gemm_int8, [&ctx](const Int8Args& g) { run(ctx, g); },
+      [&ctx](const Int8Args& g) { return lt_gemm_support(ctx, problem_of(g)); })};
 }
 
 }  // namespace opcert::cuda

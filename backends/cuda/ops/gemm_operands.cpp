@@ -1,8 +1,5 @@
 #include "ops/gemm_operands.h"
 
-#include <string>
-#include <vector>
-
 #include "cuda_check.h"
 #include "ops/gemm_epilogue.h"
 #include "ops/lt_gemm.h"
@@ -15,7 +12,7 @@ LtProblem problem_of(const GemmOperands& g, cublasComputeType_t compute) {
   p.m = g.m;
   p.n = g.n;
   p.k = g.k;
-  p.b_kn = g.kn;
+  p.b_kn = g.b_layout == sdk::BLayout::kKN;
   p.a_type = p.b_type = p.c_type = cuda_data_type(g.a->dtype());
   p.compute = compute;
   p.scale_type = CUDA_R_32F;
@@ -25,32 +22,8 @@ LtProblem problem_of(const GemmOperands& g, cublasComputeType_t compute) {
 
 }  // namespace
 
-GemmOperands parse_gemm(const sdk::OpCall& call, sdk::CallCheck& check) {
-  GemmOperands g;
-  g.a = check.input("a");
-  g.b = check.input("b");
-  g.bias = check.input("bias", false);
-  g.c = check.output("c");
-  g.kn = sdk::string_choice(check, call, "b_layout", "nk", {"nk", "kn"}) == "kn";
-  if (!g.a || !g.b || !g.c) return g;
-  check.dtype(*g.a, {OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16});
-  for (const auto& t : {g.b, g.bias, g.c})
-    if (t) check.require(t->dtype() == g.a->dtype(), std::string(t->name()) + " must have a's dtype");
-  check.require(g.a->ndim() == 2 && g.b->ndim() == 2, "a and b must be matrices");
-  if (!check.ok()) return g;
-  g.m = g.a->dim(0);
-  g.k = g.a->dim(1);
-  g.n = g.kn ? g.b->dim(1) : g.b->dim(0);
-  check.shape(*g.b, g.kn ? std::vector<int64_t>{g.k, g.n} : std::vector<int64_t>{g.n, g.k}, g.kn ? "[K, N]" : "[N, K]");
-  if (g.bias) check.shape(*g.bias, {g.n}, "[N]");
-  check.shape(*g.c, {g.m, g.n}, "[M, N]");
-  return g;
-}
-
 sdk::Support gemm_support(CudaContext& ctx, const GemmOperands& g, cublasComputeType_t compute) {
-  if (g.m * g.n == 0 || g.k == 0) return sdk::Support::yes();
-  if (auto why = lt_gemm_unsupported(ctx, problem_of(g, compute))) return sdk::Support::no(*why);
-  return sdk::Support::yes();
+  return lt_gemm_support(ctx, problem_of(g, compute));
 }
 
 void run_gemm(CudaContext& ctx, const GemmOperands& g, cublasComputeType_t compute) {

@@ -34,6 +34,12 @@ std::optional<std::string> lt_gemm_unsupported(CudaContext& ctx, const LtProblem
   return ctx.matmul().unsupported(padded(p));
 }
 
+sdk::Support lt_gemm_support(CudaContext& ctx, const LtProblem& p) {
+  if (p.m * p.n == 0 || p.k == 0) return sdk::Support::yes();
+  if (auto why = lt_gemm_unsupported(ctx, p)) return sdk::Support::no(*why);
+  return sdk::Support::yes();
+}
+
 void lt_gemm_run(CudaContext& ctx, const LtProblem& p, const LtOperands& o, ElementBytes bytes) {
   if (!ctx.matmul().unsupported(p)) {
     ctx.matmul().run(p, o);

@@ -5,9 +5,11 @@
 // longer rows are streamed, re-reading x. fp32 math as the CPU backend does it: r = round(x + residual), then
 // rms_norm  y = r * (1 / sqrt(sum(r^2) / H + eps)) * w
 // layer_norm y = (r - mean) * (1 / sqrt(sum((r - mean)^2) / H + eps)) * w + b   (two-pass variance).
-#include <opcert/sdk/call_check.h>
+// Operands: the SDK's parse_rms_norm / parse_layer_norm.
+#include <opcert/sdk/checked_implementation.h>
+#include <opcert/sdk/ops/layer_norm.h>
+#include <opcert/sdk/ops/rms_norm.h>
 
-#include <optional>
 #include <string>
 
 #include "cuda_check.h"
@@ -18,8 +20,6 @@
 
 namespace opcert::cuda {
 namespace {
-
-enum class Kind { rms, layer };
 
 /// The problem as the kernels see it; weight, bias, residual and residual_out may be null.
 struct NormArgs {
@@ -252,102 +252,46 @@ void launch_norm(CudaContext& ctx, const NormArgs& a) {
   });
 }
 
-const char* op_name(Kind kind) { return kind == Kind::rms ? "rms_norm" : "layer_norm"; }
-
-/// The operands of one call, checked against the contract (as cpu.*_norm.fused checks them).
-struct NormCall {
-  std::optional<sdk::Tensor> x, y, weight, bias, residual, residual_out;
-  NormArgs args;
-};
-
-/// "'name'" and "'name' [2, 3]" for messages (appended, not concatenated: GCC 12 warns falsely on
-/// literal + std::string).
-std::string quoted(const sdk::Tensor& t) {
-  std::string text(1, '\'');
-  text.append(t.name()).append(1, '\'');
-  return text;
-}
-std::string shape_text(const sdk::Tensor& t) {
-  return quoted(t).append(" ").append(sdk::shape_string({t.shape().begin(), t.shape().end()}));
-}
-
-void require_like(sdk::CallCheck& check, const sdk::Tensor& t, const sdk::Tensor& like) {
-  check.shape(t, {like.shape().begin(), like.shape().end()}, std::string("the shape of ").append(quoted(like)));
-  check.require(t.dtype() == like.dtype(), quoted(t).append(" is ").append(sdk::dtype_name(t.dtype())).append(" but ")
-                                               .append(quoted(like)).append(" is ").append(sdk::dtype_name(like.dtype())));
-}
-
-NormCall parse(const sdk::OpCall& call, sdk::CallCheck& check, Kind kind) {
-  NormCall n;
-  n.x = check.input("x");
-  n.y = check.output("y");
-  n.weight = check.input("weight", false);
-  n.bias = check.input("bias", false);
-  n.residual = check.input("residual", false);
-  n.residual_out = check.output("residual_out", false);
-  if (!n.x || !n.y) return n;
-  check.dtype(*n.x, {OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16});
-  // docs/OPS.md writes x as [T, H]; a leading batch of any rank is taken as more rows (as the CPU does).
-  check.require(n.x->ndim() >= 1, std::string(op_name(kind)).append(" input x must have rank >= 1, got ").append(shape_text(*n.x)));
-  if (!check.ok()) return n;
-  const int64_t h = n.x->dim(-1);
-  require_like(check, *n.y, *n.x);
-  for (const auto& t : {n.weight, n.bias})
-    if (t) {
-      check.shape(*t, {h}, "[H]");
-      check.require(t->dtype() == n.x->dtype(), quoted(*t).append(" must have x's dtype"));
-    }
-  check.require(!n.bias || kind == Kind::layer, "rms_norm has no input 'bias'");
-  check.require(n.residual.has_value() == n.residual_out.has_value(),
-                "output 'residual_out' is required exactly when input 'residual' is given");
-  if (n.residual && n.residual_out) {
-    require_like(check, *n.residual, *n.x);
-    require_like(check, *n.residual_out, *n.x);
-  }
-  NormArgs& a = n.args;
-  a.h = h;
-  a.rows = h == 0 ? 0 : n.x->numel() / h;
-  a.eps = static_cast<float>(call.get_float("eps", kind == Kind::rms ? 1e-6 : 1e-5));
+/// The kernels' view of operands that parsed (with data).
+NormArgs args_of(const sdk::NormOperands& n) {
+  NormArgs a;
+  a.h = n.h;
+  a.rows = n.h == 0 ? 0 : n.t;
+  a.eps = static_cast<float>(n.eps);
   a.x = n.x->data<const void>();
   a.y = n.y->data<void>();
   a.weight = n.weight ? n.weight->data<const void>() : nullptr;
   a.bias = n.bias ? n.bias->data<const void>() : nullptr;
   a.residual = n.residual ? n.residual->data<const void>() : nullptr;
   a.residual_out = n.residual_out ? n.residual_out->data<void>() : nullptr;
-  return n;
+  return a;
 }
 
-void run(CudaContext& ctx, const sdk::OpCall& call, Kind kind) {
-  sdk::CallCheck check(call, true, OPCERT_DEVICE_CUDA);
-  const NormCall n = parse(call, check, kind);
-  check.throw_if_failed();
-  const NormArgs& a = n.args;
+void run(CudaContext& ctx, const sdk::NormOperands& n) {
+  const NormArgs a = args_of(n);
   if (a.rows == 0) return;  // no element: nothing to write
-  const bool layer = kind == Kind::layer;
-  switch (n.x->dtype()) {
+  const bool layer = n.kind == sdk::NormKind::kLayer;
+  switch (n.dtype) {
     case OPCERT_DTYPE_F32: layer ? launch_norm<float, true>(ctx, a) : launch_norm<float, false>(ctx, a); break;
     case OPCERT_DTYPE_F16: layer ? launch_norm<__half, true>(ctx, a) : launch_norm<__half, false>(ctx, a); break;
     default: layer ? launch_norm<__nv_bfloat16, true>(ctx, a) : launch_norm<__nv_bfloat16, false>(ctx, a); break;
   }
 }
 
-sdk::Implementation make(CudaContext& ctx, Kind kind) {
-  const std::string op = op_name(kind);
-  return {"cuda." + op + ".fused", op,
-          op + " with the residual add fused: a row per warp or block held in registers, one pass over memory, "
-               "16-byte accesses, fp32 math",
-          [kind](const sdk::OpCall& call) {
-            sdk::CallCheck check(call, false, OPCERT_DEVICE_CUDA);
-            parse(call, check, kind);
-            return check.support();
-          },
-          [&ctx, kind](const sdk::OpCall& call) { run(ctx, call, kind); }};
+sdk::Implementation make(CudaContext& ctx, sdk::NormKind kind) {
+  const std::string op = sdk::norm_name(kind);
+  return sdk::checked_implementation({"cuda." + op + ".fused", op,
+                                      op + " with the residual add fused: a row per warp or block held in registers, one "
+                                           "pass over memory, 16-byte accesses, fp32 math",
+                                      OPCERT_DEVICE_CUDA},
+                                     kind == sdk::NormKind::kRms ? sdk::parse_rms_norm : sdk::parse_layer_norm,
+                                     [&ctx](const sdk::NormOperands& n) { run(ctx, n); });
 }
 
 }  // namespace
 
 std::vector<sdk::Implementation> norm_implementations(CudaContext& ctx) {
-  return {make(ctx, Kind::rms), make(ctx, Kind::layer)};
+  return {make(ctx, sdk::NormKind::kRms), make(ctx, sdk::NormKind::kLayer)};
 }
 
 }  // namespace opcert::cuda

@@ -4,16 +4,12 @@
 // Per token, a row lives in registers (row_plan.cuh): one read of x, one write of q; rows too long
 // for registers are read twice. Per tensor, one kernel takes the amax of everything into scratch
 // (an atomic max on the bits of a non-negative float, which order as unsigned integers), a second
-// quantizes.
-#include <opcert/sdk/call_check.h>
-
+// quantizes. Operands: the SDK's parse_quantize.
 #include <cuda_fp8.h>
-
-#include <optional>
-#include <string>
+#include <opcert/sdk/checked_implementation.h>
+#include <opcert/sdk/ops/quantize.h>
 
 #include "cuda_check.h"
-#include "ops/checked_implementation.h"
 #include "ops/cuda_ops.h"
 #include "ops/launch_common.cuh"
 #include "ops/row_plan.cuh"
@@ -267,61 +263,36 @@ void launch_quantize(CudaContext& ctx, const QuantArgs& a, int32_t q_dtype, bool
   }
 }
 
-struct QuantCall {
-  std::optional<sdk::Tensor> x, q, scale;
-  bool per_tensor = false;
-  QuantArgs args;
-};
-
-QuantCall parse(const sdk::OpCall& call, sdk::CallCheck& check) {
-  QuantCall g;
-  g.x = check.input("x");
-  g.q = check.output("q");
-  g.scale = check.output("scale");
-  g.per_tensor = sdk::string_choice(check, call, "granularity", "token", {"token", "tensor"}) == "tensor";
-  if (!check.ok()) return g;
-  check.dtype(*g.x, {OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16});
-  check.dtype(*g.q, {OPCERT_DTYPE_I8, OPCERT_DTYPE_F8_E4M3FN, OPCERT_DTYPE_F8_E5M2});
-  check.dtype(*g.scale, {OPCERT_DTYPE_F32});
-  check.require(g.x->ndim() == 2, "x must be 2-D [M, K]");
-  if (!check.ok()) return g;
-  QuantArgs& a = g.args;
-  a.m = g.x->dim(0);
-  a.k = g.x->dim(1);
-  check.shape(*g.q, {a.m, a.k}, "[M, K]");
-  if (g.per_tensor) check.shape(*g.scale, {1}, "[1]");
-  else check.shape(*g.scale, {a.m}, "[M]");
+void run(CudaContext& ctx, const sdk::QuantizeOperands& g) {
+  const bool per_tensor = g.granularity == sdk::QuantGranularity::kTensor;
+  QuantArgs a;
+  a.m = g.m;
+  a.k = g.k;
   a.x = g.x->data<const void>();
   a.q = g.q->data<void>();
   a.scale = g.scale->data<float>();
-  return g;
-}
-
-void run(CudaContext& ctx, const sdk::OpCall& call) {
-  sdk::CallCheck check(call, true, OPCERT_DEVICE_CUDA);
-  const QuantCall g = parse(call, check);
-  check.throw_if_failed();
-  const QuantArgs& a = g.args;
   // No element: every scale is 0 (amax of nothing is 0), q is empty.
   if (a.m * a.k == 0) {
-    const int64_t scales = g.per_tensor ? 1 : a.m;
+    const int64_t scales = per_tensor ? 1 : a.m;
     if (scales > 0) OPCERT_CUDA_CHECK(cudaMemsetAsync(a.scale, 0, sizeof(float) * scales, ctx.stream));
     return;
   }
   switch (g.x->dtype()) {
-    case OPCERT_DTYPE_F32: launch_quantize<float>(ctx, a, g.q->dtype(), g.per_tensor); break;
-    case OPCERT_DTYPE_F16: launch_quantize<__half>(ctx, a, g.q->dtype(), g.per_tensor); break;
-    default: launch_quantize<__nv_bfloat16>(ctx, a, g.q->dtype(), g.per_tensor); break;
+    case OPCERT_DTYPE_F32: launch_quantize<float>(ctx, a, g.q->dtype(), per_tensor); break;
+    case OPCERT_DTYPE_F16: launch_quantize<__half>(ctx, a, g.q->dtype(), per_tensor); break;
+    default: launch_quantize<__nv_bfloat16>(ctx, a, g.q->dtype(), per_tensor); break;
   }
 }
 
 }  // namespace
 
 std::vector<sdk::Implementation> quantize_implementations(CudaContext& ctx) {
-  return {checked_implementation(ctx, "cuda.quantize.fused", "quantize",
-                                 "dynamic per-token (row in registers: one read) or per-tensor (amax pass, then quantize) quantization "
-                                 "to int8 / fp8, fp32 amax and a true division as the CPU backend",
-                                 parse, run)};
+  return {sdk::checked_implementation(
+      {"cuda.quantize.fused", "quantize",
+       "dynamic per-token (row in registers: one read) or per-tensor (amax pass, then quantize) quantization "
+       "to int8 / fp8, fp32 amax and a true division as the CPU backend",
+       OPCERT_DEVICE_CUDA},
+      sdk::parse_quantize, [&ctx](const sdk::QuantizeOperands& g) { run(ctx, g); })};
 }
 
 }  // namespace opcert::cuda

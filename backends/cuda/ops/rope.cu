@@ -6,14 +6,13 @@
 // and written with two 16-byte accesses (split_half: at i and i + R/2; interleaved: two
 // consecutive), or a 16-byte run of the unrotated tail [R, D) copied as it is; where the layout
 // does not allow 16-byte accesses, one pair or one tail element. cos/sin rows come from cache.
-#include <opcert/sdk/call_check.h>
+// Operands: the SDK's parse_rope; the one limit beyond the contract is the kernel's int fields.
+#include <opcert/sdk/checked_implementation.h>
+#include <opcert/sdk/ops/rope.h>
 
 #include <climits>
-#include <optional>
-#include <string>
 
 #include "cuda_check.h"
-#include "ops/checked_implementation.h"
 #include "ops/cuda_ops.h"
 #include "ops/launch_common.cuh"
 #include "ops/vector_io.cuh"
@@ -152,79 +151,18 @@ void launch_rope(CudaContext& ctx, const RopeArgs& a, bool interleaved) {
   }
 }
 
-struct RopeCall {
-  std::optional<sdk::Tensor> q, k, q_out, k_out, cos, sin, positions;
-  bool interleaved = false;
-  RopeArgs args;
-};
-
-std::string quoted(const sdk::Tensor& t) {
-  std::string text(1, '\'');
-  text.append(t.name()).append(1, '\'');
-  return text;
+/// What the kernel's int fields take.
+sdk::Support int_fields_fit(const sdk::RopeOperands& r) {
+  if (r.head_dim <= INT_MAX / 2 && r.hq <= INT_MAX / 4 && r.hk <= INT_MAX / 4) return sdk::Support::yes();
+  return sdk::Support::no("rope head dim or head count too large");
 }
-std::string shape_of(const sdk::Tensor& t) { return sdk::shape_string({t.shape().begin(), t.shape().end()}); }
 
-/// As cpu.rope.rowwise checks the call.
-RopeCall parse(const sdk::OpCall& call, sdk::CallCheck& check) {
-  RopeCall r;
-  r.q = check.input("q");
-  r.k = check.input("k", false);
-  r.q_out = check.output("q_out");
-  r.k_out = check.output("k_out", false);
-  r.cos = check.input("cos");
-  r.sin = check.input("sin");
-  r.positions = check.input("positions", false);
-  r.interleaved = sdk::string_choice(check, call, "style", "split_half", {"split_half", "interleaved"}) == "interleaved";
-  if (!r.q || !r.q_out || !r.cos || !r.sin) return r;
-  check.dtype(*r.q, {OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16});
-  const int32_t rank = r.q->ndim();
-  check.require(rank == 3 || rank == 4, std::string("rope input 'q' must be [B, S, H, D] or [T, H, D], got ")
-                                            .append(shape_of(*r.q)));
-  check.require(r.k.has_value() == r.k_out.has_value(),
-                "output 'k_out' is required exactly when input 'k' is given");
-  if (!check.ok()) return r;
-  const std::vector<int64_t> q_shape(r.q->shape().begin(), r.q->shape().end());
-  check.shape(*r.q_out, q_shape, "the shape of 'q'");
-  check.require(r.q_out->dtype() == r.q->dtype(), "rope output 'q_out' must have q's dtype");
-  const int64_t d = r.q->dim(-1);
-  if (r.k) {
-    // k: q's token dims and head dim, its own head count.
-    std::vector<int64_t> k_shape = q_shape;
-    if (r.k->ndim() == rank) k_shape[rank - 2] = r.k->dim(-2);
-    check.shape(*r.k, k_shape, "q's token dims and head dim");
-    check.require(r.k->dtype() == r.q->dtype(), "rope input 'k' must have q's dtype");
-    check.shape(*r.k_out, {r.k->shape().begin(), r.k->shape().end()}, "the shape of 'k'");
-    check.require(r.k_out->dtype() == r.q->dtype(), "rope output 'k_out' must have q's dtype");
-  }
-  const int64_t rotary = call.get_int("rotary_dim", d);
-  check.require(rotary >= 0 && rotary <= d && rotary % 2 == 0,
-                "rotary_dim " + std::to_string(rotary) + " must be even and at most the head dim " + std::to_string(d));
-  if (!check.ok()) return r;
-  for (const auto& table : {r.cos, r.sin}) {
-    check.require(table->dtype() == OPCERT_DTYPE_F32, std::string("rope input ").append(quoted(*table)).append(" must be fp32"));
-    check.require(table->ndim() == 2 && table->dim(1) == rotary / 2,
-                  std::string("rope input ").append(quoted(*table)).append(" has shape ").append(shape_of(*table))
-                      .append(", expected [P, ").append(std::to_string(rotary / 2)).append("]"));
-  }
-  if (!check.ok()) return r;
-  check.require(r.cos->dim(0) == r.sin->dim(0), "rope inputs 'cos' and 'sin' have different row counts");
-  RopeArgs& a = r.args;
-  a.tokens = rank == 4 ? r.q->dim(0) * r.q->dim(1) : r.q->dim(0);
-  a.seq_len = rank == 4 ? r.q->dim(1) : r.q->dim(0);
-  a.table_rows = r.cos->dim(0);
-  if (r.positions) {
-    check.require(r.positions->dtype() == OPCERT_DTYPE_I32, "rope input 'positions' must be int32");
-    check.shape(*r.positions, {q_shape.begin(), q_shape.end() - 2}, "the token dims of 'q'");
-  } else {
-    check.require(a.tokens == 0 || a.seq_len <= a.table_rows,
-                  "rope without 'positions' needs cos/sin rows for positions 0.." + std::to_string(a.seq_len - 1) +
-                      ", got " + std::to_string(a.table_rows));
-  }
-  // What the kernel's int fields take.
-  check.require(d <= INT_MAX / 2 && r.q->dim(-2) <= INT_MAX / 4 && (!r.k || r.k->dim(-2) <= INT_MAX / 4),
-                "rope head dim or head count too large");
-  if (!check.ok()) return r;
+/// The kernel's view of operands that parsed (with data).
+RopeArgs args_of(const sdk::RopeOperands& r) {
+  RopeArgs a;
+  a.tokens = r.tokens;
+  a.seq_len = r.seq_len == 0 ? 1 : r.seq_len;  // no token: nothing divides by it
+  a.table_rows = r.table_rows;
   a.q = r.q->data<const void>();
   a.q_out = r.q_out->data<void>();
   a.k = r.k ? r.k->data<const void>() : nullptr;
@@ -232,33 +170,33 @@ RopeCall parse(const sdk::OpCall& call, sdk::CallCheck& check) {
   a.cos = r.cos->data<const float>();
   a.sin = r.sin->data<const float>();
   a.positions = r.positions ? r.positions->data<const int32_t>() : nullptr;
-  a.hq = static_cast<int>(r.q->dim(-2));
-  a.hk = r.k ? static_cast<int>(r.k->dim(-2)) : 0;
-  a.d = static_cast<int>(d);
-  a.half = static_cast<int>(rotary / 2);
-  if (a.seq_len == 0) a.seq_len = 1;  // no token: nothing divides by it
-  return r;
+  a.hq = static_cast<int>(r.hq);
+  a.hk = static_cast<int>(r.hk);
+  a.d = static_cast<int>(r.head_dim);
+  a.half = static_cast<int>(r.half());
+  return a;
 }
 
-void run(CudaContext& ctx, const sdk::OpCall& call) {
-  sdk::CallCheck check(call, true, OPCERT_DEVICE_CUDA);
-  const RopeCall r = parse(call, check);
-  check.throw_if_failed();
-  if (r.args.tokens == 0 || r.args.d == 0) return;  // empty outputs
-  switch (r.q->dtype()) {
-    case OPCERT_DTYPE_F32: launch_rope<float>(ctx, r.args, r.interleaved); break;
-    case OPCERT_DTYPE_F16: launch_rope<__half>(ctx, r.args, r.interleaved); break;
-    default: launch_rope<__nv_bfloat16>(ctx, r.args, r.interleaved); break;
+void run(CudaContext& ctx, const sdk::RopeOperands& r) {
+  const RopeArgs a = args_of(r);
+  if (a.tokens == 0 || a.d == 0) return;  // empty outputs
+  const bool interleaved = r.style == sdk::RopeStyle::kInterleaved;
+  switch (r.dtype) {
+    case OPCERT_DTYPE_F32: launch_rope<float>(ctx, a, interleaved); break;
+    case OPCERT_DTYPE_F16: launch_rope<__half>(ctx, a, interleaved); break;
+    default: launch_rope<__nv_bfloat16>(ctx, a, interleaved); break;
   }
 }
 
 }  // namespace
 
 std::vector<sdk::Implementation> rope_implementations(CudaContext& ctx) {
-  return {checked_implementation(ctx, "cuda.rope.fused", "rope",
-                                 "rotary embedding of q and k in one launch: split_half or interleaved, partial rotary dim, explicit "
-                                 "positions, 16-byte accesses, fp32 math",
-                                 parse, run)};
+  return {sdk::checked_implementation(
+      {"cuda.rope.fused", "rope",
+       "rotary embedding of q and k in one launch: split_half or interleaved, partial rotary dim, explicit "
+       "positions, 16-byte accesses, fp32 math",
+       OPCERT_DEVICE_CUDA},
+      sdk::parse_rope, [&ctx](const sdk::RopeOperands& r) { run(ctx, r); }, int_fields_fit)};
 }
 
 }  // namespace opcert::cuda

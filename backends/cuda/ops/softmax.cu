@@ -3,14 +3,11 @@
 // (row_plan.cuh): one read, one write. Longer rows (a 128256-entry vocabulary) take a block each
 // and two reads: an online pass for max and sum, then the write pass.
 // A row holding a NaN or +inf, or only -inf, is NaN throughout (torch's answer): NaN is counted
-// as +inf in the max, so both show as max = +inf.
-#include <opcert/sdk/call_check.h>
-
-#include <optional>
-#include <string>
+// as +inf in the max, so both show as max = +inf. Operands: the SDK's parse_softmax.
+#include <opcert/sdk/checked_implementation.h>
+#include <opcert/sdk/ops/softmax.h>
 
 #include "cuda_check.h"
-#include "ops/checked_implementation.h"
 #include "ops/cuda_ops.h"
 #include "ops/launch_common.cuh"
 #include "ops/row_plan.cuh"
@@ -175,49 +172,25 @@ void launch_softmax(CudaContext& ctx, const SoftmaxArgs& a) {
   });
 }
 
-struct SoftmaxCall {
-  std::optional<sdk::Tensor> x, y;
-  SoftmaxArgs args;
-};
-
-SoftmaxCall parse(const sdk::OpCall&, sdk::CallCheck& check) {
-  SoftmaxCall s;
-  s.x = check.input("x");
-  s.y = check.output("y");
-  if (!s.x || !s.y) return s;
-  check.dtype(*s.x, {OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16});
-  check.require(s.x->ndim() >= 1, "softmax input 'x' must have rank >= 1");
-  if (!check.ok()) return s;
-  check.shape(*s.y, {s.x->shape().begin(), s.x->shape().end()}, "the shape of 'x'");
-  check.require(s.y->dtype() == s.x->dtype(), std::string("softmax output 'y' must have x's dtype (")
-                                                  .append(sdk::dtype_name(s.x->dtype()))
-                                                  .append(")"));
-  s.args.n = s.x->dim(-1);
-  s.args.rows = s.args.n == 0 ? 0 : s.x->numel() / s.args.n;
-  s.args.x = s.x->data<const void>();
-  s.args.y = s.y->data<void>();
-  return s;
-}
-
-void run(CudaContext& ctx, const sdk::OpCall& call) {
-  sdk::CallCheck check(call, true, OPCERT_DEVICE_CUDA);
-  const SoftmaxCall s = parse(call, check);
-  check.throw_if_failed();
-  if (s.args.rows == 0) return;  // an empty tensor
-  switch (s.x->dtype()) {
-    case OPCERT_DTYPE_F32: launch_softmax<float>(ctx, s.args); break;
-    case OPCERT_DTYPE_F16: launch_softmax<__half>(ctx, s.args); break;
-    default: launch_softmax<__nv_bfloat16>(ctx, s.args); break;
+void run(CudaContext& ctx, const sdk::SoftmaxOperands& s) {
+  if (s.rows == 0) return;  // an empty tensor
+  const SoftmaxArgs a{s.x->data<const void>(), s.y->data<void>(), s.rows, s.n};
+  switch (s.dtype) {
+    case OPCERT_DTYPE_F32: launch_softmax<float>(ctx, a); break;
+    case OPCERT_DTYPE_F16: launch_softmax<__half>(ctx, a); break;
+    default: launch_softmax<__nv_bfloat16>(ctx, a); break;
   }
 }
 
 }  // namespace
 
 std::vector<sdk::Implementation> softmax_implementations(CudaContext& ctx) {
-  return {checked_implementation(ctx, "cuda.softmax.fused", "softmax",
-                                 "softmax over the last dimension, fp32 math: rows up to 16384 elements held in registers (one read), "
-                                 "longer rows in two passes (online max and sum, then the write)",
-                                 parse, run)};
+  return {sdk::checked_implementation(
+      {"cuda.softmax.fused", "softmax",
+       "softmax over the last dimension, fp32 math: rows up to 16384 elements held in registers (one read), "
+       "longer rows in two passes (online max and sum, then the write)",
+       OPCERT_DEVICE_CUDA},
+      sdk::parse_softmax, [&ctx](const sdk::SoftmaxOperands& s) { run(ctx, s); })};
 }
 
 }  // namespace opcert::cuda

@@ -1,6 +1,5 @@
 #include "collectives/collective_impls.h"
 
-#include <opcert/sdk/collective_args.h>
 #include <opcert/sdk/collective_implementations.h>
 
 #include <string>
@@ -36,6 +35,13 @@ std::string memory_mismatch(Transport transport, int32_t device_type) {
   return "";
 }
 
+// A transport's memory (Gloo: the host, NCCL: CUDA), the ranks a query assumes, and the one limit
+// beyond the contract: the transport being in this LibTorch.
+sdk::CollectiveTarget target(Transport transport, std::function<int()> nranks) {
+  return {transport == Transport::kNccl ? OPCERT_DEVICE_CUDA : OPCERT_DEVICE_CPU, std::move(nranks),
+          [transport](const sdk::CollectiveOperands&) { return transport_missing(transport); }};
+}
+
 }  // namespace
 
 TorchCollectives::~TorchCollectives() = default;
@@ -46,13 +52,8 @@ std::vector<sdk::Implementation> TorchCollectives::implementations() {
     const std::string description =
         transport == Transport::kGloo ? "torch.distributed's Gloo process group (c10d::ProcessGroupGloo) on host memory"
                                       : "torch.distributed's NCCL process group (c10d::ProcessGroupNCCL) on CUDA memory";
-    auto why_not = [this, transport](const sdk::OpCall& call, sdk::Collective which) -> std::string {
-      if (std::string why = transport_missing(transport); !why.empty()) return why;
-      if (const auto x = call.find_input("x"))
-        if (std::string why = memory_mismatch(transport, x->device().type); !why.empty()) return why;
-      return sdk::collective_unsupported(call, which, ranks_.load());
-    };
-    for (auto& impl : sdk::collective_implementations("torch", transport_name(transport), description, why_not))
+    const sdk::CollectiveTarget on = target(transport, [this] { return ranks_.load(); });
+    for (auto& impl : sdk::collective_implementations("torch", transport_name(transport), description, on))
       impls.push_back(std::move(impl));
   }
   return impls;
@@ -106,9 +107,7 @@ void TorchCollectives::run_collective(const sdk::OpCall& call, opcert_comm* comm
   if (std::string why = transport_missing(transport); !why.empty()) throw sdk::Error(OPCERT_ERROR_UNSUPPORTED, why);
   if (transport != c.transport())
     throw sdk::Error(OPCERT_ERROR_UNSUPPORTED, memory_mismatch(transport, c.device().is_cuda() ? OPCERT_DEVICE_CUDA : OPCERT_DEVICE_CPU));
-  if (const std::string why = sdk::collective_unsupported(call, which, c.nranks()); !why.empty())
-    throw sdk::Error(OPCERT_ERROR_UNSUPPORTED, why);
-  c.run(sdk::read_collective(call, which, c.nranks()));
+  c.run(sdk::checked_collective(call, which, c.nranks(), target(transport, nullptr)));
 }
 
 void TorchCollectives::drain(opcert_device device) {

@@ -4,7 +4,7 @@
 #pragma once
 
 #include <ATen/ATen.h>
-#include <opcert/sdk/collective_args.h>
+#include <opcert/sdk/ops/collectives.h>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>
 

@@ -7,7 +7,7 @@
 #pragma once
 
 #include <ATen/ATen.h>
-#include <opcert/sdk/collective_args.h>
+#include <opcert/sdk/ops/collectives.h>
 
 #include <atomic>
 #include <chrono>

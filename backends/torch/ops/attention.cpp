@@ -3,20 +3,23 @@
 // at::scaled_dot_product_attention (flash / memory-efficient kernels on CUDA). Otherwise torch's
 // math path: scores = q·kᵀ in the dtype, scaled and masked in fp32, softmax in fp32, p cast back
 // to the dtype for p·v, lse = logsumexp in fp32; GQA by repeat_interleave of the kv heads.
-// Varlen runs each sequence on its own slices of the packed tensors.
-#include <algorithm>
-#include <cmath>
-#include <limits>
+// Varlen runs each sequence on its own slices of the packed tensors. Operands: the SDK's
+// parse_attention.
+#include <opcert/sdk/checked_implementation.h>
+#include <opcert/sdk/ops/attention.h>
 
-#include "ops/query_checks.h"
+#include <algorithm>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
 #include "ops/torch_ops.h"
 #include "tensor_bridge.h"
 #include "torch_version.h"
 
 namespace opcert::torch_backend {
 namespace {
-
-using namespace checks;
 
 struct Params {
   double scale = 0;
@@ -105,65 +108,25 @@ void attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const
   attend_math(q, kr, vr, p, o_dst, lse_dst);
 }
 
-std::vector<int64_t> host_offsets(const at::Tensor& cu) {
-  const at::Tensor host = cu.to(at::kCPU, at::kLong).contiguous();
-  return std::vector<int64_t>(host.data_ptr<int64_t>(), host.data_ptr<int64_t>() + host.numel());
+// cu_seqlens on the host (they are int32 [B+1]).
+std::vector<int32_t> host_offsets(const at::Tensor& cu) {
+  const at::Tensor host = cu.to(at::kCPU).contiguous();
+  return std::vector<int32_t>(host.data_ptr<int32_t>(), host.data_ptr<int32_t>() + host.numel());
 }
 
-void check_offsets(const std::vector<int64_t>& cu, int64_t total, const char* name) {
-  if (cu.empty() || cu.front() != 0)
-    throw sdk::Error(OPCERT_ERROR_INVALID_ARGUMENT, std::string(name) + " must start at 0");
-  for (std::size_t i = 1; i < cu.size(); ++i)
-    if (cu[i] < cu[i - 1]) throw sdk::Error(OPCERT_ERROR_INVALID_ARGUMENT, std::string(name) + " decreases");
-  if (cu.back() > total)
-    throw sdk::Error(OPCERT_ERROR_INVALID_ARGUMENT, std::string(name) + " ends past the packed tokens");
-}
-
-sdk::Support query(const sdk::OpCall& call) {
-  const sdk::Tensor q = call.input("q"), k = call.input("k"), v = call.input("v"), o = call.output("o");
-  const bool varlen = call.find_input("cu_seqlens_q").has_value();
-  const int32_t rank = varlen ? 3 : 4;
-  if (auto s = all_of({dtype_in(q, {OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16, OPCERT_DTYPE_F32}), same_dtype(q, k),
-                       same_dtype(q, v), same_dtype(q, o), rank_is(q, rank), rank_is(k, rank), rank_is(v, rank),
-                       rank_is(o, rank), dense(q), dense(k), dense(v), dense(o)});
-      !s.supported)
-    return s;
-  const int64_t hq = q.dim(-2), hkv = k.dim(-2), d = q.dim(-1);
-  if (hkv == 0 || hq % hkv != 0)
-    return sdk::Support::no("Hq = " + std::to_string(hq) + " is not a multiple of Hkv = " + std::to_string(hkv));
-  if (auto s = all_of({shape_is(v, std::vector<int64_t>(k.shape().begin(), k.shape().end())),
-                       shape_is(o, std::vector<int64_t>(q.shape().begin(), q.shape().end())), k.dim(-1) == d ? "" : "k's D differs from q's"});
-      !s.supported)
-    return s;
-  auto lse = call.find_output("lse");
-  if (!varlen) {
-    if (k.dim(0) != q.dim(0)) return sdk::Support::no("k's batch differs from q's");
-    return lse ? all_of({dtype_in(*lse, {OPCERT_DTYPE_F32}), shape_is(*lse, {q.dim(0), hq, q.dim(1)})}) : sdk::Support::yes();
-  }
-  auto cu_k = call.find_input("cu_seqlens_k");
-  if (!cu_k) return sdk::Support::no("varlen attention needs cu_seqlens_k with cu_seqlens_q");
-  const sdk::Tensor cu_q = call.input("cu_seqlens_q");
-  return all_of({dtype_in(cu_q, {OPCERT_DTYPE_I32}), dtype_in(*cu_k, {OPCERT_DTYPE_I32}), rank_is(cu_q, 1),
-                 cu_k->ndim() == 1 && cu_q.ndim() == 1 && cu_k->dim(0) == cu_q.dim(0) && cu_q.dim(0) >= 1
-                     ? ""
-                     : "cu_seqlens_q and cu_seqlens_k must both be [B+1]",
-                 lse ? dtype_in(*lse, {OPCERT_DTYPE_F32}) : "", lse ? shape_is(*lse, {hq, q.dim(0)}) : ""});
-}
-
-void run(const sdk::OpCall& call) {
-  const at::Tensor q = wrap(call.input("q")), k = wrap(call.input("k")), v = wrap(call.input("v"));
-  const at::Tensor o = wrap(call.output("o"));
-  const auto lse_out = call.find_output("lse");
-  const at::Tensor lse = lse_out ? wrap(*lse_out) : at::Tensor();
+void run(const sdk::AttentionOperands& a) {
+  const at::Tensor q = wrap(*a.q), k = wrap(*a.k), v = wrap(*a.v);
+  const at::Tensor o = wrap(*a.o);
+  const at::Tensor lse = a.lse ? wrap(*a.lse) : at::Tensor();
   Params p;
-  p.scale = call.get_float("scale", 1.0 / std::sqrt(static_cast<double>(q.size(-1))));
-  p.causal = call.get_int("causal", 0) != 0;
-  p.window_left = call.get_int("window_left", -1);
-  const auto cu_q = wrap_input(call, "cu_seqlens_q");
-  if (!cu_q) return attend(q, k, v, p, o, lse);
-  const std::vector<int64_t> off_q = host_offsets(*cu_q), off_k = host_offsets(*wrap_input(call, "cu_seqlens_k"));
-  check_offsets(off_q, q.size(0), "cu_seqlens_q");
-  check_offsets(off_k, k.size(0), "cu_seqlens_k");
+  p.scale = a.scale;
+  p.causal = a.causal;
+  p.window_left = a.window_left;
+  if (!a.varlen()) return attend(q, k, v, p, o, lse);
+  const std::vector<int32_t> off_q = host_offsets(wrap(*a.cu_seqlens_q)), off_k = host_offsets(wrap(*a.cu_seqlens_k));
+  // cu_seqlens are data: checked here, before anything is written.
+  if (const std::string why = sdk::cu_seqlens_problem(a, off_q, off_k); !why.empty())
+    throw sdk::Error(OPCERT_ERROR_INVALID_ARGUMENT, why);
   for (std::size_t b = 0; b + 1 < off_q.size(); ++b) {
     const int64_t q0 = off_q[b], sq = off_q[b + 1] - q0, k0 = off_k[b], skv = off_k[b + 1] - k0;
     auto seq = [](const at::Tensor& t, int64_t start, int64_t len) { return t.narrow(0, start, len).unsqueeze(0); };
@@ -175,10 +138,11 @@ void run(const sdk::OpCall& call) {
 }  // namespace
 
 std::vector<sdk::Implementation> attention_implementations() {
-  return {{"torch.attention.native", "attention",
-           "at::scaled_dot_product_attention where it applies (LibTorch >= 2.1), else torch's math path "
-           "(fp32 softmax, GQA by repeat_interleave), per-sequence varlen",
-           query, run}};
+  return {sdk::checked_implementation({"torch.attention.native", "attention",
+                                       "at::scaled_dot_product_attention where it applies (LibTorch >= 2.1), else torch's "
+                                       "math path (fp32 softmax, GQA by repeat_interleave), per-sequence varlen",
+                                       operand_device_type()},
+                                      sdk::parse_attention, run)};
 }
 
 }  // namespace opcert::torch_backend

@@ -20,12 +20,9 @@ class ExampleNpuBackend : public sdk::Backend {
  public:
   ExampleNpuBackend() {
     // Keys are "<backend>.<op>.<variant>"; one op may have several variants (e.g. a fused kernel
-    // next to a reference one), and the platform config says which is production.
-    add({.key = "example_npu.softmax.reference",
-         .op = "softmax",
-         .description = "softmax over the last dimension, fp32, max-subtracted, fp32 math",
-         .query = softmax_query,
-         .run = softmax_run});
+    // next to a reference one), and the platform config says which is production. Each reads its
+    // calls with the op's SDK parser (opcert/sdk/ops/<op>.h): see softmax.cpp.
+    add(softmax_implementation());
   }
 
   sdk::BackendInfo info() const override {

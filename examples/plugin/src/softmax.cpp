@@ -1,6 +1,8 @@
 #include "softmax.h"
 
-#include <algorithm>
+#include <opcert/sdk/checked_implementation.h>
+#include <opcert/sdk/ops/softmax.h>
+
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -8,29 +10,7 @@
 namespace example_npu {
 namespace {
 
-using opcert::sdk::OpCall;
-using opcert::sdk::Support;
-using opcert::sdk::Tensor;
-
-std::string shape_text(const Tensor& t) {
-  std::string s = "[";
-  for (int32_t i = 0; i < t.ndim(); ++i) s += (i ? ", " : "") + std::to_string(t.dim(i));
-  return s + "]";
-}
-
-const char* dtype_name(int32_t dtype) {
-  switch (dtype) {
-    case OPCERT_DTYPE_F64: return "fp64";
-    case OPCERT_DTYPE_F32: return "fp32";
-    case OPCERT_DTYPE_F16: return "fp16";
-    case OPCERT_DTYPE_BF16: return "bf16";
-    case OPCERT_DTYPE_F8_E4M3FN: return "fp8_e4m3fn";
-    case OPCERT_DTYPE_F8_E5M2: return "fp8_e5m2";
-    case OPCERT_DTYPE_I8: return "int8";
-    case OPCERT_DTYPE_I32: return "int32";
-    default: return "unknown";
-  }
-}
+namespace sdk = opcert::sdk;
 
 // One row of n > 0 elements. The row's max is subtracted before exp, so no term overflows
 // (the largest is exp(0) = 1) and the sum is at least 1 whenever the max is finite. A NaN or
@@ -46,39 +26,33 @@ void softmax_row(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] /= sum;
 }
 
-}  // namespace
-
-Support softmax_query(const OpCall& call) {
-  const auto x = call.find_input("x");
-  const auto y = call.find_output("y");
-  if (!x) return Support::no("missing input 'x'");
-  if (!y) return Support::no("missing output 'y'");
-  if (x->dtype() != OPCERT_DTYPE_F32 || y->dtype() != OPCERT_DTYPE_F32)
-    return Support::no(std::string("fp32 only (x is ") + dtype_name(x->dtype()) + ", y is " + dtype_name(y->dtype()) +
-                       ")");
-  if (x->ndim() < 1) return Support::no("x must have at least one dimension");
-  if (x->ndim() != y->ndim() || !std::equal(x->shape().begin(), x->shape().end(), y->shape().begin()))
-    return Support::no("y has shape " + shape_text(*y) + ", x has shape " + shape_text(*x));
-  if (!x->contiguous() || !y->contiguous()) return Support::no("non-contiguous tensors are not supported");
-  for (const Tensor& t : {*x, *y})
-    if (t.device().type != OPCERT_DEVICE_OTHER || t.device().index != 0)
-      return Support::no("tensor '" + std::string(t.name()) + "' is not on the example NPU (device other:0)");
-  if (call.has("dim")) {
-    const int64_t dim = call.get_int("dim", -1);
-    if (dim != -1 && dim != x->ndim() - 1) return Support::no("softmax over the last dimension only");
-  }
-  return Support::yes();
+// What this kernel handles of the calls the contract allows (the parser has checked those).
+sdk::Support limits(const sdk::SoftmaxOperands& s) {
+  if (s.dtype != OPCERT_DTYPE_F32) return sdk::Support::no("fp32 only (x is " + sdk::dtype_name(s.dtype) + ")");
+  for (const sdk::Tensor& t : {*s.x, *s.y})
+    if (t.device().index != 0)
+      return sdk::Support::no("tensor '" + std::string(t.name()) + "' is not on the example NPU (device other:0)");
+  return sdk::Support::yes();
 }
 
-void softmax_run(const OpCall& call) {
-  const Tensor x = call.input("x");
-  const Tensor y = call.output("y");
-  const int64_t n = x.dim(-1);
-  if (n == 0 || x.numel() == 0) return;
-  const int64_t rows = x.numel() / n;
-  const float* in = x.data<float>();
-  float* out = y.data<float>();
-  for (int64_t r = 0; r < rows; ++r) softmax_row(in + r * n, out + r * n, n);
+// y = softmax(x) along the last dimension, for operands that parsed and passed the limits.
+void compute(const sdk::SoftmaxOperands& s) {
+  const float* in = s.x->data<const float>();
+  float* out = s.y->data<float>();
+  for (int64_t r = 0; r < s.rows; ++r) softmax_row(in + r * s.n, out + r * s.n, s.n);
+}
+
+}  // namespace
+
+sdk::Implementation softmax_implementation() {
+  // checked_implementation gives the query and the run every implementation should have: the
+  // query parses the call (no data needed) and declines a contract violation with the parser's
+  // reason, then asks `limits`; the run parses again with data required, throws the first
+  // problem as INVALID_ARGUMENT, and calls `compute`.
+  return sdk::checked_implementation({"example_npu.softmax.reference", "softmax",
+                                      "softmax over the last dimension, fp32, max-subtracted, fp32 math",
+                                      OPCERT_DEVICE_OTHER},
+                                     sdk::parse_softmax, compute, limits);
 }
 
 }  // namespace example_npu

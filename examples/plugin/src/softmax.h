@@ -5,11 +5,11 @@
 
 namespace example_npu {
 
-/// Whether the call is one this kernel handles: input "x" and output "y", both fp32, contiguous,
-/// of one shape with at least one dimension, on the NPU. When not, a reason a person can act on.
-opcert::sdk::Support softmax_query(const opcert::sdk::OpCall& call);
-
-/// y = softmax(x) along the last dimension. Called only for calls softmax_query accepted.
-void softmax_run(const opcert::sdk::OpCall& call);
+/// "example_npu.softmax.reference". Its query takes what the SDK's softmax parser accepts
+/// (docs/OPS.md "softmax": input "x" of rank >= 1, output "y" of x's shape and dtype, dense, in the
+/// NPU's memory) and, of that, what this kernel handles: fp32 on device other:0, over the last
+/// dimension. Everything else is declined with a reason a person can act on (SKIPPED in reports).
+/// Its run computes y = softmax(x) from the parsed operands.
+opcert::sdk::Implementation softmax_implementation();
 
 }  // namespace example_npu

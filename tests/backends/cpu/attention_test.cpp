@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backends/cpu/misc_op_session.h"
+#include "backends/declined.h"
 
 namespace opcert::test::cpumisc {
 namespace {
@@ -232,15 +233,22 @@ TEST(CpuAttention, ExplicitScaleOddHeadDimAndNoLse) {
   }
 }
 
-TEST(CpuAttention, RejectsBadOperands) {
+// A call that breaks the contract is declined in the query (SKIPPED) with the SDK parser's reason;
+// cu_seqlens values are data, so a bad one is an error of run.
+TEST(CpuAttention, DeclinesCallsTheContractRefuses) {
   Session s;
   Tensor q("q", OPCERT_DTYPE_BF16, {1, 4, 3, 64}), k("k", OPCERT_DTYPE_BF16, {1, 4, 2, 64});
   Tensor v("v", OPCERT_DTYPE_BF16, {1, 4, 2, 64}), o("o", OPCERT_DTYPE_BF16, {1, 4, 3, 64});
-  EXPECT_EQ(s.run(kKey, {&q, &k, &v}, {&o}).code, OPCERT_ERROR_INVALID_ARGUMENT);  // 3 heads over 2
+  abi::expect_declined(s.query(kKey, {&q, &k, &v}, {&o}), "q has 3 heads and k 2, expected Hq a multiple of Hkv (GQA/MQA)");
+  abi::expect_refused_run(s.run(kKey, {&q, &k, &v}, {&o}), "q has 3 heads and k 2, expected Hq a multiple of Hkv (GQA/MQA)");
+  EXPECT_TRUE(o.guards_intact());
   Tensor q2("q", OPCERT_DTYPE_BF16, {1, 4, 2, 64}), o2("o", OPCERT_DTYPE_BF16, {1, 4, 2, 64});
-  Tensor bad_lse("lse", OPCERT_DTYPE_F32, {1, 4, 2});
-  EXPECT_EQ(s.run(kKey, {&q2, &k, &v}, {&o2, &bad_lse}).code, OPCERT_ERROR_INVALID_ARGUMENT);  // [B, Sq, Hq]: lse is [B, Hq, Sq]
+  Tensor bad_lse("lse", OPCERT_DTYPE_F32, {1, 4, 2});  // [B, Sq, Hq]: lse is [B, Hq, Sq]
+  abi::expect_declined(s.query(kKey, {&q2, &k, &v}, {&o2, &bad_lse}), "lse has shape [1, 4, 2], expected [B, Hq, Sq] = [1, 2, 4]");
   EXPECT_TRUE(s.query(kKey, {&q2, &k, &v}, {&o2}).supported);
+  Tensor q0("q", OPCERT_DTYPE_BF16, {1, 4, 2, 0}), k0("k", OPCERT_DTYPE_BF16, {1, 4, 2, 0});
+  Tensor v0("v", OPCERT_DTYPE_BF16, {1, 4, 2, 0}), o0("o", OPCERT_DTYPE_BF16, {1, 4, 2, 0});
+  abi::expect_declined(s.query(kKey, {&q0, &k0, &v0}, {&o0}), "q has head dim D = 0, expected D >= 1");
 
   Tensor vq("q", OPCERT_DTYPE_F32, {5, 2, 8}), vk("k", OPCERT_DTYPE_F32, {4, 2, 8}), vv("v", OPCERT_DTYPE_F32, {4, 2, 8});
   Tensor vo("o", OPCERT_DTYPE_F32, {5, 2, 8});
@@ -249,14 +257,17 @@ TEST(CpuAttention, RejectsBadOperands) {
     cq.set(i, static_cast<double>(i * 2));  // ends at 4, but q holds 5 tokens
     ck.set(i, static_cast<double>(i * 2));
   }
-  EXPECT_EQ(s.run(kKey, {&vq, &vk, &vv, &cq, &ck}, {&vo}).code, OPCERT_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(s.run(kKey, {&vq, &vk, &vv, &cq}, {&vo}).code, OPCERT_ERROR_INVALID_ARGUMENT);  // no cu_seqlens_k
+  EXPECT_TRUE(s.query(kKey, {&vq, &vk, &vv, &cq, &ck}, {&vo}).supported);
+  const Outcome data = s.run(kKey, {&vq, &vk, &vv, &cq, &ck}, {&vo});
+  EXPECT_EQ(data.code, OPCERT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(data.message, "cu_seqlens_q ends at 4, expected 5 (the tokens of q)");
+  EXPECT_TRUE(vo.guards_intact());
+  abi::expect_declined(s.query(kKey, {&vq, &vk, &vv, &cq}, {&vo}),
+                       "missing input 'cu_seqlens_k' (varlen attention needs it with 'cu_seqlens_q')");
 
   Tensor iq("q", OPCERT_DTYPE_I8, {1, 4, 2, 64}), ik("k", OPCERT_DTYPE_I8, {1, 4, 2, 64});
   Tensor iv("v", OPCERT_DTYPE_I8, {1, 4, 2, 64}), io("o", OPCERT_DTYPE_I8, {1, 4, 2, 64});
-  const Outcome u = s.query(kKey, {&iq, &ik, &iv}, {&io});
-  EXPECT_FALSE(u.supported);
-  EXPECT_NE(u.message.find("int8"), std::string::npos) << u.message;
+  abi::expect_declined(s.query(kKey, {&iq, &ik, &iv}, {&io}), "q must be fp16/bf16/fp32 (got int8)");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/cpu/misc_op_session.h"
+#include "backends/declined.h"
 
 namespace opcert::test::cpumisc {
 namespace {
@@ -119,22 +120,27 @@ TEST(CpuNorms, HiddenOfOneIsExact) {
   EXPECT_EQ(y.get(1), -1.0);
 }
 
-TEST(CpuNorms, RejectsBadOperands) {
+// A call that breaks the contract is declined in the query (SKIPPED) with the SDK parser's reason.
+TEST(CpuNorms, DeclinesCallsTheContractRefuses) {
   Session s;
   Tensor x("x", OPCERT_DTYPE_F32, {2, 8}), y("y", OPCERT_DTYPE_F32, {2, 8});
   Tensor res("residual", OPCERT_DTYPE_F32, {2, 8}), res_out("residual_out", OPCERT_DTYPE_F32, {2, 8});
   Tensor short_w("weight", OPCERT_DTYPE_F32, {7}), bias("bias", OPCERT_DTYPE_F32, {8});
   Tensor w16("weight", OPCERT_DTYPE_F16, {8});
-  EXPECT_EQ(s.run("cpu.rms_norm.fused", {&x, &res}, {&y}).code, OPCERT_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(s.run("cpu.rms_norm.fused", {&x}, {&y, &res_out}).code, OPCERT_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(s.run("cpu.rms_norm.fused", {&x, &short_w}, {&y}).code, OPCERT_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(s.run("cpu.layer_norm.fused", {&x, &w16}, {&y}).code, OPCERT_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(s.run("cpu.rms_norm.fused", {&x, &bias}, {&y}).code, OPCERT_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(s.query("cpu.layer_norm.fused", {&x, &res}, {&y}).code, OPCERT_ERROR_INVALID_ARGUMENT);
+  Tensor x3("x", OPCERT_DTYPE_F32, {2, 1, 8}), y3("y", OPCERT_DTYPE_F32, {2, 1, 8});
+  abi::expect_declined(s.query("cpu.rms_norm.fused", {&x, &res}, {&y}),
+                       "missing output 'residual_out' (required with input 'residual')");
+  abi::expect_declined(s.query("cpu.rms_norm.fused", {&x}, {&y, &res_out}),
+                       "output 'residual_out' is given without input 'residual'");
+  abi::expect_declined(s.query("cpu.rms_norm.fused", {&x, &short_w}, {&y}), "weight has shape [7], expected [H] = [8]");
+  abi::expect_declined(s.query("cpu.layer_norm.fused", {&x, &w16}, {&y}), "weight is fp16, expected fp32 (the dtype of x)");
+  abi::expect_declined(s.query("cpu.rms_norm.fused", {&x, &bias}, {&y}), "rms_norm has no input 'bias' (layer_norm has)");
+  abi::expect_declined(s.query("cpu.layer_norm.fused", {&x3}, {&y3}), "x must be 2-D [T, H] (got [2, 1, 8])");
+  abi::expect_refused_run(s.run("cpu.layer_norm.fused", {&x, &res}, {&y}),
+                          "missing output 'residual_out' (required with input 'residual')");
+  EXPECT_TRUE(y.guards_intact());
   Tensor xi("x", OPCERT_DTYPE_I8, {2, 8}), yi("y", OPCERT_DTYPE_I8, {2, 8});
-  const Outcome q = s.query("cpu.rms_norm.fused", {&xi}, {&yi});
-  EXPECT_FALSE(q.supported);
-  EXPECT_FALSE(q.message.empty());
+  abi::expect_declined(s.query("cpu.rms_norm.fused", {&xi}, {&yi}), "x must be fp32/fp16/bf16 (got int8)");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "backends/cpu/misc_op_session.h"
+#include "backends/declined.h"
 
 namespace opcert::test::cpumisc {
 namespace {
@@ -93,6 +94,7 @@ TEST(CpuRope, PackedTokensWithoutPositionsUseTheTokenIndex) {
   }
 }
 
+// Given positions are data: one outside the table is an error of run (the query cannot see it).
 TEST(CpuRope, PositionsOutsideTheTableAreErrors) {
   Session s;
   Tensor q("q", OPCERT_DTYPE_F32, {3, 1, 4}), q_out("q_out", OPCERT_DTYPE_F32, {3, 1, 4});
@@ -102,26 +104,32 @@ TEST(CpuRope, PositionsOutsideTheTableAreErrors) {
     positions.set(0, 0);
     positions.set(1, static_cast<double>(bad));
     positions.set(2, 1);
+    EXPECT_TRUE(s.query(kKey, {&q, &cos_t, &sin_t, &positions}, {&q_out}).supported);
     const Outcome out = s.run(kKey, {&q, &cos_t, &sin_t, &positions}, {&q_out});
     EXPECT_EQ(out.code, OPCERT_ERROR_INVALID_ARGUMENT) << "position " << bad;
-    EXPECT_NE(out.message.find(std::to_string(bad)), std::string::npos) << out.message;
+    EXPECT_EQ(out.message, "positions[1] = " + std::to_string(bad) + " is outside [0, P) = [0, 4)");
   }
+  // Without positions they are 0 .. S-1, known from the shapes: the query declines.
   Tensor long_q("q", OPCERT_DTYPE_F32, {5, 1, 4}), long_out("q_out", OPCERT_DTYPE_F32, {5, 1, 4});
-  EXPECT_EQ(s.run(kKey, {&long_q, &cos_t, &sin_t}, {&long_out}).code, OPCERT_ERROR_INVALID_ARGUMENT);
+  abi::expect_declined(s.query(kKey, {&long_q, &cos_t, &sin_t}, {&long_out}),
+                       "cos and sin have 4 rows, expected at least 5 for the implicit positions 0..4 (no input 'positions')");
 }
 
-TEST(CpuRope, RejectsBadOperands) {
+// A call that breaks the contract is declined in the query (SKIPPED) with the SDK parser's reason.
+TEST(CpuRope, DeclinesCallsTheContractRefuses) {
   Session s;
   Tensor q("q", OPCERT_DTYPE_BF16, {2, 2, 8}), q_out("q_out", OPCERT_DTYPE_BF16, {2, 2, 8});
   Tensor cos_t("cos", OPCERT_DTYPE_F32, {4, 4}), sin_t("sin", OPCERT_DTYPE_F32, {4, 4});
   Tensor k("k", OPCERT_DTYPE_BF16, {2, 1, 8});
-  EXPECT_EQ(s.run(kKey, {&q, &cos_t, &sin_t}, {&q_out}, {Attr::integer("rotary_dim", 6)}).code,
-            OPCERT_ERROR_INVALID_ARGUMENT);  // tables are [P, 4], not [P, 3]
-  EXPECT_EQ(s.run(kKey, {&q, &cos_t, &sin_t}, {&q_out}, {Attr::integer("rotary_dim", 10)}).code,
-            OPCERT_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(s.run(kKey, {&q, &cos_t, &sin_t}, {&q_out}, {Attr::text("style", "neox")}).code,
-            OPCERT_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(s.run(kKey, {&q, &k, &cos_t, &sin_t}, {&q_out}).code, OPCERT_ERROR_INVALID_ARGUMENT);  // no k_out
+  abi::expect_declined(s.query(kKey, {&q, &cos_t, &sin_t}, {&q_out}, {Attr::integer("rotary_dim", 6)}),
+                       "cos has shape [4, 4], expected [P, R/2] with R = 6 = [4, 3]");
+  abi::expect_declined(s.query(kKey, {&q, &cos_t, &sin_t}, {&q_out}, {Attr::integer("rotary_dim", 10)}),
+                       "attribute 'rotary_dim' must be even and in [0, D] = [0, 8] (got 10)");
+  abi::expect_declined(s.query(kKey, {&q, &cos_t, &sin_t}, {&q_out}, {Attr::text("style", "neox")}),
+                       "attribute 'style' must be one of \"split_half\", \"interleaved\" (got \"neox\")");
+  abi::expect_declined(s.query(kKey, {&q, &k, &cos_t, &sin_t}, {&q_out}), "missing output 'k_out' (required with input 'k')");
+  abi::expect_refused_run(s.run(kKey, {&q, &k, &cos_t, &sin_t}, {&q_out}), "missing output 'k_out' (required with input 'k')");
+  EXPECT_TRUE(q_out.guards_intact());
   EXPECT_TRUE(s.query(kKey, {&q, &cos_t, &sin_t}, {&q_out}).supported);
 }
 

@@ -105,7 +105,9 @@ TEST(TorchRope, PositionOutsideTheTableIsAnError) {
   const Operand sin = Operand::of("sin", OPCERT_DTYPE_F32, {2, 1}, {0, 0});
   const Operand pos = Operand::of("positions", OPCERT_DTYPE_I32, {1}, {2});
   std::vector<Operand> out{Operand::output("q_out", OPCERT_DTYPE_F32, {1, 1, 2})};
-  EXPECT_EQ(host.run("torch.rope.native", {q, cos, sin, pos}, out).code, OPCERT_ERROR_INVALID_ARGUMENT);
+  const Outcome run = host.run("torch.rope.native", {q, cos, sin, pos}, out);
+  EXPECT_EQ(run.code, OPCERT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(run.message, "positions[0] = 2 is outside [0, P) = [0, 2)");
 }
 
 TEST(TorchSoftmax, Fp32RowsWithNanInfAndAllMinusInf) {

@@ -1,6 +1,7 @@
 // Validation of an op call's operands, for backends written with the SDK: presence, memory,
-// dense layout, dtype and shape. The first problem found becomes the one-line reason that query_op
-// reports (and that run throws as INVALID_ARGUMENT when called without a query).
+// dense layout, dtype, rank and shape. The first problem found becomes the one-line reason that
+// query_op reports (and that run throws as INVALID_ARGUMENT when called without a query). The
+// contract of each op is checked with these by its parser (opcert/sdk/ops/<op>.h).
 #pragma once
 
 #include <opcert/sdk/backend.h>
@@ -33,6 +34,16 @@ class CallCheck {
   /// message (e.g. "[M, K]").
   void shape(const Tensor& t, std::vector<int64_t> expected, std::string_view labels);
 
+  /// Records a failure unless t has `ndim` dimensions; `labels` names them (e.g. "[T, H]").
+  /// Returns whether it has, so that a parser reads dims only from tensors of the right rank.
+  bool rank(const Tensor& t, int32_t ndim, std::string_view labels);
+
+  /// Records a failure unless t has the dtype of `model` (another operand of the call).
+  void same_dtype(const Tensor& t, const Tensor& model);
+
+  /// Records a failure unless t has the shape and the dtype of `model` (an output "as x").
+  void like(const Tensor& t, const Tensor& model);
+
   /// Records `reason` when `condition` is false.
   void require(bool condition, std::string reason);
 
@@ -56,15 +67,28 @@ class CallCheck {
 /// "[2, 3]" for a shape.
 std::string shape_string(std::vector<int64_t> dims);
 
-/// The value of string attribute `name` (default `fallback`) if it is one of `allowed`;
-/// otherwise records why and returns the default.
-std::string string_choice(CallCheck& check, const OpCall& call, std::string_view name, std::string_view fallback,
-                          std::initializer_list<std::string_view> allowed);
+/// t's shape as shape_string writes it.
+std::string shape_string(const Tensor& t);
+
+/// The memory a device type names in messages: "host memory", "CUDA device memory", ...
+std::string memory_name(int32_t device_type);
+
 
 inline std::string shape_string(std::vector<int64_t> dims) {
   std::string s = "[";
   for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
   return s + "]";
+}
+
+inline std::string shape_string(const Tensor& t) { return shape_string({t.shape().begin(), t.shape().end()}); }
+
+inline std::string memory_name(int32_t device_type) {
+  switch (device_type) {
+    case OPCERT_DEVICE_CPU: return "host memory";
+    case OPCERT_DEVICE_CUDA: return "CUDA device memory";
+    case OPCERT_DEVICE_OTHER: return "accelerator memory";
+    default: return "memory of device type " + std::to_string(device_type);
+  }
 }
 
 inline std::optional<Tensor> CallCheck::usable(std::optional<Tensor> t, std::string_view kind,
@@ -75,7 +99,7 @@ inline std::optional<Tensor> CallCheck::usable(std::optional<Tensor> t, std::str
     return std::nullopt;
   }
   if (t->device().type != device_type_) {
-    require(false, what + " is not in " + (device_type_ == OPCERT_DEVICE_CPU ? std::string("host") : std::string("device")) + " memory");
+    require(false, what + " is in " + memory_name(t->device().type) + ", expected " + memory_name(device_type_));
     return std::nullopt;
   }
   if (t->ndim() < 0 || (t->ndim() > 0 && t->raw().shape == nullptr)) {
@@ -110,8 +134,8 @@ inline std::optional<Tensor> CallCheck::output(std::string_view name, bool requi
 inline void CallCheck::dtype(const Tensor& t, std::initializer_list<int32_t> allowed) {
   for (int32_t d : allowed)
     if (t.dtype() == d) return;
-  std::string list;
-  for (int32_t d : allowed) list += (list.empty() ? "" : "/") + dtype_name(d);
+  std::string list;  // appended to: GCC 12 warns falsely (-Wrestrict) on a literal + std::string here
+  for (int32_t d : allowed) list.append(list.empty() ? "" : "/").append(dtype_name(d));
   require(false, std::string(t.name()) + " must be " + list + " (got " + dtype_name(t.dtype()) + ")");
 }
 
@@ -121,6 +145,25 @@ inline void CallCheck::shape(const Tensor& t, std::vector<int64_t> expected, std
   if (!same)
     require(false, std::string(t.name()) + " has shape " + shape_string({got.begin(), got.end()}) + ", expected " +
                        std::string(labels) + " = " + shape_string(expected));
+}
+
+inline bool CallCheck::rank(const Tensor& t, int32_t ndim, std::string_view labels) {
+  const bool right = t.ndim() == ndim;
+  if (!right)
+    require(false, std::string(t.name()) + " must be " + std::to_string(ndim) + "-D " + std::string(labels) + " (got " +
+                       shape_string(t) + ")");
+  return right;
+}
+
+inline void CallCheck::same_dtype(const Tensor& t, const Tensor& model) {
+  if (t.dtype() != model.dtype())
+    require(false, std::string(t.name()) + " is " + dtype_name(t.dtype()) + ", expected " + dtype_name(model.dtype()) +
+                       " (the dtype of " + std::string(model.name()) + ")");
+}
+
+inline void CallCheck::like(const Tensor& t, const Tensor& model) {
+  shape(t, {model.shape().begin(), model.shape().end()}, "the shape of " + std::string(model.name()));
+  same_dtype(t, model);
 }
 
 inline void CallCheck::require(bool condition, std::string reason) {
@@ -133,22 +176,7 @@ inline void CallCheck::throw_if_failed() const {
   if (!ok()) throw Error(OPCERT_ERROR_INVALID_ARGUMENT, reason_);
 }
 
-inline std::string string_choice(CallCheck& check, const OpCall& call, std::string_view name, std::string_view fallback,
-                          std::initializer_list<std::string_view> allowed) {
-  const opcert_attr* attr = call.find_attr(name);
-  if (attr == nullptr) return std::string(fallback);
-  if (attr->kind != OPCERT_ATTR_STRING || attr->s == nullptr) {
-    check.require(false, "attribute '" + std::string(name) + "' must be a string");
-    return std::string(fallback);
-  }
-  const std::string value = attr->s;
-  std::string list;
-  for (std::string_view a : allowed) {
-    if (value == a) return value;
-    list += (list.empty() ? "\"" : ", \"") + std::string(a) + "\"";
-  }
-  check.require(false, "attribute " + std::string(name) + " = \"" + value + "\" is not supported (" + list + ")");
-  return std::string(fallback);
-}
-
 }  // namespace opcert::sdk
+
+// The attribute readers that record into a CallCheck (string_choice, int_attr, ...).
+#include <opcert/sdk/attribute_check.h>

@@ -1,10 +1,14 @@
 // The implementation list of a backend that runs the collectives on a communicator: one entry per
-// collective of the catalogue, so that every backend names and refuses them the same way.
+// collective of the catalogue, so that every backend names and refuses them the same way, and the
+// checked arguments of a collective its communicator runs. Calls are read by parse_collective
+// (ops/collectives.h): a query declines what the contract refuses with the parser's reason, then
+// what the backend's own limits refuse.
 #pragma once
 
 #include <opcert/sdk/backend.h>
-#include <opcert/sdk/collective_args.h>
+#include <opcert/sdk/call_check.h>
 #include <opcert/sdk/error.h>
+#include <opcert/sdk/ops/collectives.h>
 
 #include <functional>
 #include <string>
@@ -33,6 +37,36 @@ inline std::vector<Implementation> collective_implementations(const std::string&
                      }});
   }
   return impls;
+}
+
+/// What a backend's collectives need beyond the contract.
+struct CollectiveTarget {
+  int32_t device_type = OPCERT_DEVICE_CPU;  // the memory x and y must be in
+  std::function<int()> nranks;              // the ranks a queried call would run on (the job's)
+  std::function<std::string(const CollectiveOperands&)> limits;  // why not, for calls that parsed; null: none
+};
+
+/// One implementation per collective (as above) whose query parses the call on target.nranks()
+/// ranks, then asks target.limits.
+inline std::vector<Implementation> collective_implementations(const std::string& prefix, const std::string& transport,
+                                                              const std::string& description, CollectiveTarget target) {
+  return collective_implementations(prefix, transport, description, [target](const OpCall& call, Collective which) {
+    CallCheck check(call, false, target.device_type);
+    const CollectiveOperands operands = parse_collective(call, check, which, target.nranks());
+    if (!check.ok() || !target.limits) return check.reason();
+    return target.limits(operands);
+  });
+}
+
+/// The arguments of a `which` call that a communicator of `nranks` ranks runs: parsed with data
+/// required; a contract violation throws INVALID_ARGUMENT, a limit UNSUPPORTED, each with its reason.
+inline CollectiveArgs checked_collective(const OpCall& call, Collective which, int nranks, const CollectiveTarget& target) {
+  CallCheck check(call, true, target.device_type);
+  const CollectiveOperands operands = parse_collective(call, check, which, nranks);
+  check.throw_if_failed();
+  if (target.limits)
+    if (const std::string why = target.limits(operands); !why.empty()) throw Error(OPCERT_ERROR_UNSUPPORTED, why);
+  return collective_args(operands);
 }
 
 }  // namespace opcert::sdk
