@@ -13,6 +13,8 @@ Rules:
   op names  no harness or reports source outside harness/ops/<op>/ holds "<op>" as a string.
   peer      no harness or reports source holds the word torch in a string literal, but the one
             default of --peer (harness/cli/cli_context.cpp, kDefaultPeer).
+  sources   no CMakeLists.txt globs for source files: each library lists its sources, and only the
+            op folders (harness/ops/, tests/ops/) are discovered, as folders.
 """
 import os
 import re
@@ -172,8 +174,22 @@ def check_names(root):
     return problems
 
 
+SOURCE_GLOB = re.compile(r"file\(\s*GLOB(?:_RECURSE)?\b[^)]*?\*\.(?:c|cc|cpp|cu|cuh|h|hpp)\b", re.S)
+
+
+def check_source_globs(root):
+    problems = []
+    for top in ("harness", "reports", "backends", "tests", "examples"):
+        if not os.path.isdir(os.path.join(root, top)):
+            continue
+        for rel in cmake_files(root, top):
+            if SOURCE_GLOB.search(open(os.path.join(root, rel), encoding="utf-8").read()):
+                problems.append(f"{rel}: globs for source files; list them (a new file is a reviewed edit of this list)")
+    return problems
+
+
 def check(root):
-    return check_includes(root) + check_links(root) + check_names(root)
+    return check_includes(root) + check_links(root) + check_names(root) + check_source_globs(root)
 
 
 def self_test(root):
@@ -187,7 +203,7 @@ def self_test(root):
         "reports/zz_peer.cpp": 'const char* p = "vs torch";\n',
     }
     expected = ["zz_up.h", "zz_sibling.cpp", "zz_cross.cpp", "zz_harness.cpp", "zz_name.cpp", "zz_peer.cpp",
-                "links opcert::bench"]
+                "links opcert::bench", "backends/cpu/CMakeLists.txt: globs"]
     with tempfile.TemporaryDirectory() as tmp:
         copy = os.path.join(tmp, "tree")
         for top in ("harness", "reports", "backends"):
@@ -197,6 +213,8 @@ def self_test(root):
                 f.write(text)
         with open(os.path.join(copy, "harness/check/CMakeLists.txt"), "a") as f:
             f.write("\ntarget_link_libraries(opcert_check PRIVATE opcert::bench)\n")
+        with open(os.path.join(copy, "backends/cpu/CMakeLists.txt"), "a") as f:
+            f.write("\nfile(GLOB _more CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/ops/*.cpp)\n")
         found = check(copy)
     missed = [e for e in expected if not any(e in p for p in found)]
     for m in missed:
