@@ -54,6 +54,8 @@ json bench_record_json(const BenchRecord& r) {
             {"check", r.check ? json(std::string(status_name(*r.check))) : json(nullptr)},
             {"error", string_or_null(r.error)},
             {"timing", string_or_null(r.timing)},
+            {"library_call", string_or_null(r.library_call)},
+            {"published_after_timing_bytes", r.published_bytes},
             {"flops", json_number(r.flops)},
             {"bytes", json_number(r.bytes)},
             {"compute_dtype", string_or_null(r.compute_dtype)},

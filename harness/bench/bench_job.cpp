@@ -45,6 +45,8 @@ BenchRecord bench_record(const BenchJob& job, const std::vector<BenchJob>& jobs)
   }
   r.error = job.error;
   r.timing = job.timing_method;
+  r.library_call = job.library_call;
+  r.published_bytes = job.published_bytes;
   r.flops = job.work.flops;
   r.bytes = job.work.bytes;
   r.compute_dtype = job.work.compute_dtype;

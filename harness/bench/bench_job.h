@@ -34,6 +34,8 @@ struct BenchJob {
   std::optional<CaseResult> check;       ///< the one check before timing (or why it could not run)
   std::string error;                     ///< a failure while timing; the benchmark stopped
   std::string timing_method;             ///< "events" or "wall"
+  std::string library_call;              ///< what the implementation calls for this case, when its backend says
+  uint64_t published_bytes = 0;          ///< moved into the outputs after the launches, outside the timed region
   double latest_mean_s = 0.0;            ///< mean seconds per launch of the latest timed batch
   std::vector<BenchRun> runs;            ///< what Google Benchmark reported
 

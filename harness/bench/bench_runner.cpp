@@ -131,6 +131,7 @@ class BenchEngine {
       if (!job.check) {
         prepared->launch();
         record_check(job, prepared->check());
+        job.published_bytes = prepared->published_bytes();
         if (job.check->status == Status::kError) {
           job.error = job.check->message;
           return false;
@@ -229,12 +230,15 @@ BenchJob copy_baseline_job(const BenchJob& op_job) {
   return copy;
 }
 
-// Queries support up front: an unsupported case is recorded SKIPPED, never registered.
-std::optional<CaseResult> unsupported(BackendHandle& backend, const std::string& impl_key, const Case& c) {
+// Queries support up front: an unsupported case is recorded SKIPPED, never registered. A supported
+// one leaves the library call its backend says it makes in `library_call`.
+std::optional<CaseResult> unsupported(BackendHandle& backend, const std::string& impl_key, const Case& c,
+                                      std::string& library_call) {
   CaseResult r = blank_result(backend.name(), impl_key, c);
   try {
     OpCallBuilder call(c, impl_key, backend.devices().at(0).device);
     const SupportAnswer answer = backend.query(call.call());
+    library_call = answer.library_call;
     if (answer.supported) return std::nullopt;
     r.status = Status::kSkipped;
     r.message = answer.reason.empty() ? "unsupported" : answer.reason;
@@ -299,11 +303,13 @@ int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, co
   for (const Job& j : planned) {
     BackendHandle* backend = targets.at(j.backend_index).backend;
     const Case& c = suite.cases.at(j.case_index);
-    if (auto r = unsupported(*backend, j.impl_key, c)) {
+    std::string library_call;
+    if (auto r = unsupported(*backend, j.impl_key, c, library_call)) {
       skipped.push_back(std::move(*r));
       continue;
     }
     BenchJob job;
+    job.library_call = std::move(library_call);
     job.backend = backend;
     job.impl_key = j.impl_key;
     job.test_case = &c;

@@ -134,14 +134,22 @@ void BackendHandle::synchronize(opcert_device device) {
 }
 
 SupportAnswer BackendHandle::query(const opcert_op_call& call) {
-  opcert_query_op_args a{sizeof(a), backend_, &call, 0, nullptr};
+  opcert_query_op_args a{sizeof(a), backend_, &call, 0, nullptr, nullptr};
   check(api_->query_op(&a), "query_op failed");
-  return {a.supported != 0, a.supported != 0 ? std::string() : text(a.reason)};
+  if (a.supported == 0) return {false, text(a.reason), {}};
+  return {true, {}, text(a.library_call)};
 }
 
 void BackendHandle::run(const opcert_op_call& call, opcert_comm* comm) {
   opcert_run_op_args a{sizeof(a), backend_, &call, comm};
   check(api_->run_op(&a), "run_op failed");
+}
+
+uint64_t BackendHandle::publish_outputs(const opcert_op_call& call) {
+  if (!OPCERT_API_HAS(api_, opcert_api, publish_outputs)) return 0;
+  opcert_publish_outputs_args a{sizeof(a), backend_, &call, 0};
+  check(api_->publish_outputs(&a), "publish_outputs failed");
+  return a.bytes;
 }
 
 opcert_event* BackendHandle::create_event(opcert_device device) {

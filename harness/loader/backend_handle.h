@@ -42,7 +42,8 @@ struct DeviceDescription {
 /// Answer of a capability query.
 struct SupportAnswer {
   bool supported = false;
-  std::string reason;  // why not, when unsupported
+  std::string reason;        // why not, when unsupported
+  std::string library_call;  // when supported and the backend says (ABI 1.1): the library call it makes
 };
 
 class BackendHandle {
@@ -72,6 +73,9 @@ class BackendHandle {
   void synchronize(opcert_device device);
   SupportAnswer query(const opcert_op_call& call);
   void run(const opcert_op_call& call, opcert_comm* comm = nullptr);
+  /// Moves what the latest run of `call` left pending into its outputs (ABI 1.1 publish_outputs;
+  /// never timed); returns the bytes moved, 0 for a backend without the entry.
+  uint64_t publish_outputs(const opcert_op_call& call);
 
   /// Device timing events (only when has_events()). Elapsed time waits for `stop`.
   opcert_event* create_event(opcert_device device);

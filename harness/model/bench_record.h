@@ -63,6 +63,8 @@ struct BenchRecord {
   std::string check_message;    ///< why the check did not pass ("" when it did)
   std::string error;            ///< why it was not timed, or stopped ("" when it was timed)
   std::string timing;           ///< "events" or "wall"; "" when nothing was timed
+  std::string library_call;     ///< the library call the implementation makes, as its backend says (ABI 1.1); "" when it does not
+  uint64_t published_bytes = 0; ///< bytes the backend moved into the outputs after the timed launches (ABI 1.1 publish_outputs)
   double flops = 0.0;
   double bytes = 0.0;
   std::string compute_dtype;    ///< the peak TFLOP/s key; "" for a memory-bound op

@@ -58,6 +58,14 @@ std::unique_ptr<PreparedCase> PreparedCase::prepare(BackendHandle& backend, cons
   return p;
 }
 
+PreparedCase::~PreparedCase() {
+  try {
+    backend_->publish_outputs(call_.call());
+  } catch (const std::exception&) {
+    // nothing pending can matter now: the outputs are about to be freed
+  }
+}
+
 void PreparedCase::launch() { backend_->run(call_.call()); }
 
 std::size_t PreparedCase::device_bytes() const {
@@ -79,6 +87,7 @@ CaseResult PreparedCase::check() {
   std::string oob;
   std::vector<HostTensor> outputs;
   try {
+    published_bytes_ = backend_->publish_outputs(call_.call());
     backend_->synchronize(device_);
     for (std::size_t i = 0; i < c.outputs.size(); ++i) {
       HostTensor t(c.outputs[i]);

@@ -3,6 +3,7 @@
 // `opcert bench` checks it once, then launches it again and again on the same buffers.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,13 +28,21 @@ class PreparedCase {
                                                const ExecutionOptions& options, CaseResult& early);
   PreparedCase(const PreparedCase&) = delete;
   PreparedCase& operator=(const PreparedCase&) = delete;
+  /// Lets the backend publish what the last launch left pending before the outputs are freed.
+  ~PreparedCase();
 
-  /// Queues the op on the device; does not wait. Throws BackendError.
+  /// Queues the op on the device; does not wait. Throws BackendError. This is all a benchmark
+  /// times: a backend may leave its results pending (ABI 1.1 publish_outputs) until check().
   void launch();
 
-  /// Waits for the device, reads the outputs back, checks the guards and compares with the
-  /// reference: the case's result (PASSED, FAILED, MISTRUSTED or ERROR). Call after a launch.
+  /// Has the backend publish the last launch's pending results (untimed), waits for the device,
+  /// reads the outputs back, checks the guards and compares with the reference: the case's result
+  /// (PASSED, FAILED, MISTRUSTED or ERROR). Call after a launch.
   CaseResult check();
+
+  /// Bytes the backend moved into the outputs after the last launch, at check(): work that lay
+  /// outside the timed launch. 0 for a backend that writes its outputs in the launch.
+  uint64_t published_bytes() const { return published_bytes_; }
 
   BackendHandle& backend() const { return *backend_; }
   opcert_device device() const { return device_; }
@@ -53,6 +62,7 @@ class PreparedCase {
   OpCallBuilder call_;
   std::vector<HostTensor> inputs_;
   std::vector<DeviceBuffer> in_buffers_, out_buffers_;
+  uint64_t published_bytes_ = 0;
 };
 
 }  // namespace opcert

@@ -83,9 +83,13 @@ class Session {
   const opcert_api* api() const { return api_; }
   opcert_backend* backend() const { return backend_; }
 
+  /// run_op, then publish_outputs (ABI 1.1) as the host does before it reads the outputs.
   Outcome run(const opcert_op_call& call) {
     opcert_run_op_args a{sizeof(a), backend_, &call, nullptr};
-    return take(api_->run_op(&a));
+    Outcome out = take(api_->run_op(&a));
+    if (out.code != OPCERT_ERROR_OK || !OPCERT_API_HAS(api_, opcert_api, publish_outputs)) return out;
+    opcert_publish_outputs_args p{sizeof(p), backend_, &call, 0};
+    return take(api_->publish_outputs(&p));
   }
 
   Outcome query(const opcert_op_call& call) {

@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 #define OPCERT_ABI_VERSION_MAJOR 1
-#define OPCERT_ABI_VERSION_MINOR 0
+#define OPCERT_ABI_VERSION_MINOR 1
 
 /* The one symbol a plugin library exports. */
 #define OPCERT_BACKEND_ENTRY_SYMBOL "opcert_backend_get_api"
@@ -276,6 +276,10 @@ typedef struct opcert_query_op_args {
   int32_t supported;          /* out: 1 supported, 0 not */
   const char* reason;         /* out when unsupported: why; owned by the backend, valid until the
                                  next query_op on this backend or finalize */
+  /* 1.1 */
+  const char* library_call;   /* out when supported, optional: the library call this implementation
+                                 makes for this call, one line ("at::rms_norm(x, [N], w, eps)");
+                                 NULL when the backend does not say; owned as reason */
 } opcert_query_op_args;
 
 /* Runs the op. The output is complete when synchronize on the device returns. */
@@ -285,6 +289,19 @@ typedef struct opcert_run_op_args {
   const opcert_op_call* call; /* in */
   struct opcert_comm* comm;   /* in: the communicator for collective ops, NULL otherwise */
 } opcert_run_op_args;
+
+/* 1.1, optional: a backend that computes an op into memory of its own (a library that returns
+   a fresh tensor) leaves the move into the call's outputs to publish_outputs, so that the
+   harness times the library call alone. Called by a host of minor >= 1, never inside a timed
+   region, after run_op and before the host reads the outputs, and after the last run_op of a call
+   before its outputs are freed. It may only move results run_op computed in full: no arithmetic.
+   A backend that never gets a host of minor >= 1 (initialize says) publishes inside run_op. */
+typedef struct opcert_publish_outputs_args {
+  size_t struct_size;
+  opcert_backend* backend;    /* in */
+  const opcert_op_call* call; /* in: the call of the latest run_op whose results are pending */
+  uint64_t bytes;             /* out: bytes moved into the outputs; 0 when nothing was pending */
+} opcert_publish_outputs_args;
 
 /* ------------------------------------------------------------------------------------------ */
 /* Optional: events for device timing. All four present, or all NULL.                         */
@@ -402,6 +419,9 @@ typedef struct opcert_api {
   opcert_error* (*comm_init)(opcert_comm_init_args* args);
   opcert_error* (*comm_destroy)(opcert_comm_destroy_args* args);
   opcert_error* (*comm_abort)(opcert_comm_abort_args* args);
+
+  /* 1.1: optional (NULL when run_op always writes the outputs itself) */
+  opcert_error* (*publish_outputs)(opcert_publish_outputs_args* args);
 
   /* Append new entries for minor versions here, with a changelog line in docs/ABI.md. */
 } opcert_api;

@@ -1,8 +1,9 @@
 // Fills an opcert_api table for a subclass of opcert::sdk::Backend. Included by sdk/backend.h.
 //
 // Optional parts of the table are filled when the backend opts in:
-//   static constexpr bool kHasEvents = true;       // and overrides the EventBackend functions
-//   static constexpr bool kHasCollectives = true;  // and overrides the CommBackend functions
+//   static constexpr bool kHasEvents = true;         // and overrides the EventBackend functions
+//   static constexpr bool kHasCollectives = true;    // and overrides the CommBackend functions
+//   static constexpr bool kPublishesOutputs = true;  // and overrides OutputPublisher (ABI 1.1)
 #pragma once
 
 #include <opcert/sdk/backend.h>
@@ -46,6 +47,16 @@ class CommBackend {
   virtual void run_collective(const OpCall& call, opcert_comm* comm) = 0;
 };
 
+/// Optional (ABI 1.1): a backend whose library returns results in memory of its own keeps them
+/// pending in run_op and moves them into the call's outputs here, outside the timed region
+/// (backend_abi.h, opcert_publish_outputs_args). Only when host_abi_minor() >= 1.
+class OutputPublisher {
+ public:
+  virtual ~OutputPublisher() = default;
+  /// Moves what the latest run_op of `call` left pending into its outputs; returns the bytes moved.
+  virtual uint64_t publish_outputs(const OpCall& call) = 0;
+};
+
 namespace detail {
 
 inline Backend& self(opcert_backend* b) {
@@ -83,6 +94,7 @@ opcert_error* initialize(opcert_initialize_args* a) {
                                                      ", host has " + std::to_string(a->host_abi_major));
     auto state = std::make_unique<opcert_backend>();
     state->impl = std::make_unique<B>();
+    state->impl->set_host_abi_minor(a->host_abi_minor);
     state->info = state->impl->info();
     state->devices = state->impl->devices();
     a->backend = state.release();
@@ -166,6 +178,10 @@ inline opcert_error* query_op(opcert_query_op_args* a) {
     b.last_reason() = std::move(s.reason);
     a->supported = s.supported ? 1 : 0;
     a->reason = s.supported ? nullptr : b.last_reason().c_str();
+    if (a->struct_size >= OPCERT_STRUCT_SIZE(opcert_query_op_args, library_call)) {
+      b.last_library_call() = s.supported && impl.library_call ? impl.library_call(view) : std::string();
+      a->library_call = b.last_library_call().empty() ? nullptr : b.last_library_call().c_str();
+    }
   });
 }
 
@@ -185,6 +201,13 @@ inline opcert_error* run_op(opcert_run_op_args* a) {
       if (!s.supported) throw Error(OPCERT_ERROR_UNSUPPORTED, s.reason);
     }
     impl.run(view);
+  });
+}
+
+inline opcert_error* publish_outputs(opcert_publish_outputs_args* a) {
+  return guard([&] {
+    const opcert_op_call call = normalized_call(a->call);
+    a->bytes = as<OutputPublisher>(a->backend).publish_outputs(OpCall(call));
   });
 }
 
@@ -258,6 +281,7 @@ const opcert_api* make_api() {
       t.comm_destroy = detail::comm_destroy;
       t.comm_abort = detail::comm_abort;
     }
+    if constexpr (requires { requires B::kPublishesOutputs; }) t.publish_outputs = detail::publish_outputs;
     return t;
   }();
   return &table;

@@ -37,6 +37,9 @@ struct Implementation {
   std::function<Support(const OpCall&)> query;
   /// Computes the outputs; throws on failure.
   std::function<void(const OpCall&)> run;
+  /// Optional: the library call run makes for a supported call, one line, reported by query_op
+  /// (ABI 1.1) so that a report can say what the peer ran; empty when there is nothing to say.
+  std::function<std::string(const OpCall&)> library_call;
 };
 
 /// Identity reported through backend_info.
@@ -88,6 +91,14 @@ class Backend {
 
   /// Scratch string for query_op's reason, valid until the next query (ABI lifetime rule).
   std::string& last_reason() { return last_reason_; }
+  /// Scratch string for query_op's library_call, with the same lifetime.
+  std::string& last_library_call() { return last_library_call_; }
+
+  /// The host's ABI minor version, from initialize (set before any other call reaches the
+  /// backend). A host of minor >= 1 calls publish_outputs; an older one never does.
+  int32_t host_abi_minor() const { return host_abi_minor_; }
+  /// Called by initialize right after construction; an override reacting to it calls this one.
+  virtual void set_host_abi_minor(int32_t minor) { host_abi_minor_ = minor; }
 
  protected:
   void add(Implementation impl) { impls_.push_back(std::move(impl)); }
@@ -95,6 +106,8 @@ class Backend {
  private:
   std::vector<Implementation> impls_;
   std::string last_reason_;
+  std::string last_library_call_;
+  int32_t host_abi_minor_ = 0;
 };
 
 }  // namespace opcert::sdk

@@ -28,13 +28,21 @@ struct ImplementationId {
 
 /// An implementation whose query and run share `parse` (the op's SDK parser). `limits` says
 /// whether this implementation takes operands that parsed (null: all of them); `compute` writes
-/// the outputs from operands that parsed with their data and passed the limits.
+/// the outputs from operands that parsed with their data and passed the limits; `library_call`
+/// (optional) names the library call compute makes for those operands (query_op reports it).
 template <class Operands>
 Implementation checked_implementation(ImplementationId id, Operands (*parse)(const OpCall&, CallCheck&),
                                       std::type_identity_t<std::function<void(const Operands&)>> compute,
-                                      std::type_identity_t<std::function<Support(const Operands&)>> limits = nullptr) {
+                                      std::type_identity_t<std::function<Support(const Operands&)>> limits = nullptr,
+                                      std::type_identity_t<std::function<std::string(const Operands&)>> library_call = nullptr) {
   const int32_t device_type = id.device_type;
   Implementation impl;
+  if (library_call)
+    impl.library_call = [parse, library_call, device_type](const OpCall& call) {
+      CallCheck check(call, false, device_type);
+      const Operands operands = parse(call, check);
+      return check.ok() ? library_call(operands) : std::string();
+    };
   impl.key = std::move(id.key);
   impl.op = std::move(id.op);
   impl.description = std::move(id.description);
