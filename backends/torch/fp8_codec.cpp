@@ -82,15 +82,16 @@ at::Tensor fp8_to_float(const at::Tensor& bytes, int32_t dtype) {
 #endif
 }
 
-at::Tensor float_to_fp8(const at::Tensor& x, int32_t dtype) {
+at::Tensor float_to_fp8(const at::Tensor& x, int32_t dtype, bool in_range) {
 #if OPCERT_TORCH_AT_LEAST(2, 1)
   // torch's fp8 cast does not saturate (e4m3fn overflow becomes NaN): clamp first, as the
   // contract saturates; NaN passes clamp unchanged.
   const float max = format_of(dtype).max_finite;
   at::Tensor v = x.to(at::kFloat);
-  if (dtype == OPCERT_DTYPE_F8_E4M3FN) v = v.clamp(-max, max);
+  if (dtype == OPCERT_DTYPE_F8_E4M3FN && !in_range) v = v.clamp(-max, max);
   return v.to(native_fp8(dtype)).view(at::kByte);
 #else
+  (void)in_range;
   const at::Tensor host = x.to(at::kCPU, at::kFloat).contiguous();
   at::Tensor codes = at::empty(host.sizes(), at::kByte);
   const float* src = host.data_ptr<float>();

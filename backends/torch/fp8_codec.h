@@ -20,6 +20,8 @@ uint8_t fp8_encode(float x, int32_t dtype);
 at::Tensor fp8_to_float(const at::Tensor& bytes, int32_t dtype);
 
 /// fp8 byte tensor (kByte) of a floating tensor's values, rounded as fp8_encode does.
-at::Tensor float_to_fp8(const at::Tensor& x, int32_t dtype);
+/// `in_range`: x is already within the format's finite range (a quantizer clamped it), so the
+/// saturating clamp is skipped, as a torch user's `.to(torch.float8_e4m3fn)` after a clamp.
+at::Tensor float_to_fp8(const at::Tensor& x, int32_t dtype, bool in_range = false);
 
 }  // namespace opcert::torch_backend

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "pending_outputs.h"
 #include "torch_version.h"
 
 namespace opcert::torch_backend {
@@ -64,6 +65,7 @@ void write_output(const sdk::Tensor& out, const at::Tensor& value) {
   if (dst.sizes() != value.sizes())
     throw sdk::Error(OPCERT_ERROR_INTERNAL, "output '" + std::string(out.name()) + "' has shape " +
                                                 c10::str(dst.sizes()) + " but the result has " + c10::str(value.sizes()));
+  if (pending_outputs().enabled()) return pending_outputs().keep(out, value);
   dst.copy_(value);
 }
 

@@ -29,7 +29,8 @@ at::Tensor wrap(const sdk::Tensor& t);
 /// wrap() of an optional operand (a parser's std::optional<sdk::Tensor>).
 c10::optional<at::Tensor> wrap(const std::optional<sdk::Tensor>& t);
 
-/// Copies value (cast to the output's dtype) into the named output's memory.
+/// Gives `value` (the output's shape and dtype) to the named output: kept pending until
+/// publish_outputs when the host publishes (ABI 1.1, pending_outputs.h), else copied at once.
 void write_output(const sdk::Tensor& out, const at::Tensor& value);
 
 /// The dtype torch computes an op on `dtype` in on `device`: the dtype itself, except where this

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "device_memory.h"
+#include "pending_outputs.h"
 #include "tensor_bridge.h"
 #include "torch_events.h"
 #include "ops/torch_ops.h"
@@ -39,10 +40,11 @@ struct CollectivesPart {
 };
 #endif
 
-class TorchBackend : public sdk::Backend, public sdk::EventBackend, public CollectivesPart {
+class TorchBackend : public sdk::Backend, public sdk::EventBackend, public sdk::OutputPublisher, public CollectivesPart {
  public:
   static constexpr bool kHasEvents = true;
   static constexpr bool kHasCollectives = kWithCollectives;
+  static constexpr bool kPublishesOutputs = true;
 
   TorchBackend() : CollectivesPart(static_cast<const sdk::Backend&>(*this)) {
     for (std::size_t i = 0; i < cuda_device_count(); ++i)
@@ -86,6 +88,13 @@ class TorchBackend : public sdk::Backend, public sdk::EventBackend, public Colle
     DeviceMemory* m = memory_of(device);
     m != nullptr ? m->synchronize() : Backend::synchronize(device);
   }
+
+  // A host of ABI minor >= 1 publishes after timing: the ops keep their fresh results pending.
+  void set_host_abi_minor(int32_t minor) override {
+    Backend::set_host_abi_minor(minor);
+    pending_outputs().enable(minor >= 1);
+  }
+  uint64_t publish_outputs(const sdk::OpCall& call) override { return pending_outputs().publish(call); }
 
   opcert_event* event_create(opcert_device device) override {
     return new opcert_event{TorchEvent(memory_of(device) != nullptr ? at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(device.index))

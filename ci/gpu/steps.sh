@@ -8,6 +8,7 @@
 #   bench:SUITE[:FILTER[:FLAGS]]  opcert bench --backend cuda, 3 repetitions of at least 0.3 s
 # FLAGS: more opcert flags, space-separated (--impl GLOBS, --no-peer); no colons in FILTER or FLAGS.
 #   copy                       ci/gpu/copy_bandwidth.py (the memory-bound targets' yardstick)
+#   crosscheck:SUITE[:FILTER]  ci/gpu/torch_crosscheck.py: opcert's torch rows beside torch alone
 # A step gets what is left of DEADLINE_S plus 60 s, then is stopped (its log so far comes back).
 # At most 8 files come back: steps.txt (the summary) and one log per step, so name few steps.
 set -uo pipefail
@@ -34,6 +35,11 @@ for step in "$@"; do
   case $kind in
     build) OPCERT_GPU_TESTS=1 ci/gpu/build.sh > "$log" 2>&1 ;;
     copy) timeout "$left" python3 ci/gpu/copy_bandwidth.py > "$log" 2>&1 ;;
+    crosscheck)
+      filter_args=()
+      [ -n "${filter:-}" ] && filter_args=(--filter "$filter")
+      timeout "$left" python3 ci/gpu/torch_crosscheck.py "$opcert" "$suite" "${filter_args[@]}" --out "$work/$name" \
+        -- --benchmark_min_time=0.3s --benchmark_repetitions=3 > "$log" 2>&1 ;;
     ctest) ctest --test-dir build/gpu -L gpu --output-on-failure > "$log" 2>&1 ;;
     run)
       timeout "$left" "$opcert" run --backend cuda --suite "$suite" --filter "${filter:-}" --out "$work/$name" \

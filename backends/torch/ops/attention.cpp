@@ -72,12 +72,41 @@ void attend_math(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, 
 }
 
 // Whether torch's fused SDPA computes exactly this case: it has no lse output, no sliding window,
-// and its causal mask is top-left aligned (the same as bottom-right only when Sq == Skv).
+// and its causal mask is top-left aligned (the same as bottom-right when Sq == Skv, and no mask at
+// all for one query row).
 #if OPCERT_TORCH_AT_LEAST(2, 1)
 bool sdpa_applies(const at::Tensor& q, const at::Tensor& k, const Params& p, bool want_lse) {
-  return !want_lse && p.window_left < 0 && (!p.causal || q.size(1) == k.size(1)) && k.size(1) > 0;
+  return !want_lse && p.window_left < 0 && (!p.causal || q.size(1) == k.size(1) || q.size(1) == 1) && k.size(1) > 0;
 }
+
+// SDPA's is_causal for the case: one query row under a bottom-right mask sees every key, so decode
+// calls SDPA unmasked, as a torch user's decode step does.
+bool sdpa_causal(const at::Tensor& q, const Params& p) { return p.causal && q.size(1) > 1; }
 #endif
+
+// torch's fused SDPA on q [B, Sq, Hq, D], k/v [B, Skv, Hkv, D] where it applies: its result
+// [B, Sq, Hq, D] (a view of torch's own output), else nullopt.
+c10::optional<at::Tensor> sdpa(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const Params& p,
+                               bool want_lse) {
+#if OPCERT_TORCH_AT_LEAST(2, 1)
+  if (!sdpa_applies(q, k, p, want_lse)) return c10::nullopt;
+  const int64_t group = q.size(2) / k.size(2);
+  const at::ScalarType cd = compute_dtype(q.scalar_type(), q.device());
+  auto bhsd = [cd](const at::Tensor& t) { return t.permute({0, 2, 1, 3}).to(cd); };
+#if OPCERT_TORCH_AT_LEAST(2, 5)
+  const at::Tensor o = at::scaled_dot_product_attention(bhsd(q), bhsd(k), bhsd(v), {}, 0.0, sdpa_causal(q, p), p.scale,
+                                                        /*enable_gqa=*/group > 1);
+#else
+  const at::Tensor o = at::scaled_dot_product_attention(bhsd(q), bhsd(k).repeat_interleave(group, 1),
+                                                        bhsd(v).repeat_interleave(group, 1), {}, 0.0, sdpa_causal(q, p),
+                                                        p.scale);
+#endif
+  return o.permute({0, 2, 1, 3});
+#else
+  (void)q, (void)k, (void)v, (void)p, (void)want_lse;
+  return c10::nullopt;
+#endif
+}
 
 // q [B, Sq, Hq, D], k/v [B, Skv, Hkv, D] -> o_dst [B, Sq, Hq, D], lse_dst [B, Hq, Sq] (if defined).
 void attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const Params& p, const at::Tensor& o_dst,
@@ -89,21 +118,10 @@ void attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const
     return;
   }
   const int64_t group = q.size(2) / k.size(2);
-#if OPCERT_TORCH_AT_LEAST(2, 1)
-  if (sdpa_applies(q, k, p, lse_dst.defined())) {
-    const at::ScalarType cd = compute_dtype(q.scalar_type(), q.device());
-    auto bhsd = [cd](const at::Tensor& t) { return t.permute({0, 2, 1, 3}).to(cd); };
-#if OPCERT_TORCH_AT_LEAST(2, 5)
-    const at::Tensor o = at::scaled_dot_product_attention(bhsd(q), bhsd(k), bhsd(v), {}, 0.0, p.causal, p.scale,
-                                                          /*enable_gqa=*/group > 1);
-#else
-    const at::Tensor o = at::scaled_dot_product_attention(bhsd(q), bhsd(k).repeat_interleave(group, 1),
-                                                          bhsd(v).repeat_interleave(group, 1), {}, 0.0, p.causal, p.scale);
-#endif
-    o_dst.copy_(o.permute({0, 2, 1, 3}));
+  if (auto o = sdpa(q, k, v, p, lse_dst.defined())) {
+    o_dst.copy_(*o);
     return;
   }
-#endif
   const at::Tensor kr = group > 1 ? k.repeat_interleave(group, 2) : k, vr = group > 1 ? v.repeat_interleave(group, 2) : v;
   attend_math(q, kr, vr, p, o_dst, lse_dst);
 }
@@ -122,7 +140,13 @@ void run(const sdk::AttentionOperands& a) {
   p.scale = a.scale;
   p.causal = a.causal;
   p.window_left = a.window_left;
-  if (!a.varlen()) return attend(q, k, v, p, o, lse);
+  if (!a.varlen()) {
+    // The fused call's fresh result goes to write_output: published after timing, as a torch
+    // user's `o = F.scaled_dot_product_attention(...)` never copies it.
+    if (q.size(1) > 0 && k.size(1) > 0)
+      if (auto fused = sdpa(q, k, v, p, lse.defined())) return write_output(*a.o, *fused);
+    return attend(q, k, v, p, o, lse);
+  }
   const std::vector<int32_t> off_q = host_offsets(wrap(*a.cu_seqlens_q)), off_k = host_offsets(wrap(*a.cu_seqlens_k));
   // cu_seqlens are data: checked here, before anything is written.
   if (const std::string why = sdk::cu_seqlens_problem(a, off_q, off_k); !why.empty())
@@ -135,6 +159,21 @@ void run(const sdk::AttentionOperands& a) {
   }
 }
 
+std::string library_call(const sdk::AttentionOperands& a) {
+  const bool top_left_same = !a.causal || a.sq == a.skv || a.sq == 1;
+  const bool fused = OPCERT_TORCH_AT_LEAST(2, 1) && !a.varlen() && !a.lse && a.window_left < 0 && top_left_same;
+  if (fused)
+    return std::string("torch.nn.functional.scaled_dot_product_attention(q, k, v") +
+           (a.causal && a.sq > 1 ? ", is_causal=True" : "") +
+           ", scale=scale" + (a.group() > 1 ? ", enable_gqa=True" : "") + ") on [B, H, S, D] views";
+  const std::string why = a.varlen()     ? "varlen: torch has no packed-sequence SDPA; one call per sequence"
+                    : a.lse             ? "SDPA returns no lse"
+                    : a.window_left >= 0 ? "SDPA has no sliding window"
+                                         : "SDPA's causal mask is top-left, the case's bottom-right";
+  if (a.varlen()) return "per sequence: scaled_dot_product_attention where it applies, else the math path (" + why + ")";
+  return "math path: q.kT in the dtype, fp32 masked softmax, p.v (" + why + ")";
+}
+
 }  // namespace
 
 std::vector<sdk::Implementation> attention_implementations() {
@@ -142,7 +181,7 @@ std::vector<sdk::Implementation> attention_implementations() {
                                        "at::scaled_dot_product_attention where it applies (LibTorch >= 2.1), else torch's "
                                        "math path (fp32 softmax, GQA by repeat_interleave), per-sequence varlen",
                                        operand_device_type()},
-                                      sdk::parse_attention, run)};
+                                      sdk::parse_attention, run, nullptr, library_call)};
 }
 
 }  // namespace opcert::torch_backend

@@ -29,12 +29,21 @@ void run(const sdk::GemmOperands& g) {
   write_output(c_out, at::linear(to_compute_dtype(a), to_compute_dtype(b), bias));
 }
 
+std::string library_call(const sdk::GemmOperands& g) {
+  const std::string b = g.b_layout == sdk::BLayout::kKN ? "b" : "b.t()";
+  const at::ScalarType dtype = scalar_type(g.a->dtype());
+  const at::Device device = g.a->device().type == OPCERT_DEVICE_CUDA ? at::Device(at::kCUDA) : at::Device(at::kCPU);
+  if (compute_dtype(dtype, device) != dtype)
+    return "torch.nn.functional.linear in fp32 (this LibTorch has no kernel for the dtype here), cast back";
+  return g.bias ? "torch.addmm(bias, a, " + b + ", out=c)" : "torch.mm(a, " + b + ", out=c)";
+}
+
 }  // namespace
 
 std::vector<sdk::Implementation> gemm_implementations() {
   return {sdk::checked_implementation(
       {"torch.gemm.native", "gemm", "at::linear in the operands' dtype (fp32 accumulation inside torch)", operand_device_type()},
-      sdk::parse_gemm, run)};
+      sdk::parse_gemm, run, nullptr, library_call)};
 }
 
 }  // namespace opcert::torch_backend

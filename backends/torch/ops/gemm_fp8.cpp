@@ -1,43 +1,131 @@
-// gemm_fp8: at::_scaled_mm on CUDA with LibTorch >= 2.5 where it takes the call (per-tensor and
-// row-wise scaling); everywhere else torch's decomposition: decode fp8 to fp32, matmul in fp32
-// (fp8 products are exact in fp32), apply the scales, add the bias, round once to the output.
+// gemm_fp8 as a torch user calls it on CUDA: torch._scaled_mm for per-tensor and row-wise scales
+// (LibTorch >= 2.5), torch.nn.functional.scaled_mm with the BlockWise1x128 x BlockWise128x128
+// recipe for DeepSeek-style block scales (LibTorch with _scaled_mm_v2, 2.10 on). Where torch has
+// no fused call (the host, e5m2 x e5m2, a bias with fp32 output, other block sizes) or refuses
+// one, torch's decomposition: decode fp8 to fp32, matmul in fp32 (fp8 products are exact in
+// fp32), apply the scales, add the bias, round once to the output. query_op names the route.
 // Operands: the SDK's parse_gemm_fp8.
 #include <opcert/sdk/checked_implementation.h>
 #include <opcert/sdk/ops/gemm_fp8.h>
+
+#include <atomic>
+#include <string>
 
 #include "fp8_codec.h"
 #include "ops/torch_ops.h"
 #include "tensor_bridge.h"
 #include "torch_version.h"
 
+#if __has_include(<ATen/ops/_scaled_mm_v2.h>)
+#define OPCERT_TORCH_HAS_SCALED_MM_V2 1
+#else
+#define OPCERT_TORCH_HAS_SCALED_MM_V2 0
+#endif
+
 namespace opcert::torch_backend {
 namespace {
 
-#if OPCERT_TORCH_AT_LEAST(2, 5)
-// torch's fused fp8 GEMM: CUDA only; per-tensor scales [1] or row-wise [M,1] x [1,N]; K and N
-// multiples of 16. Returns nullopt where torch refuses the call (e5m2 x e5m2, a bias with fp32
-// output, a GPU it does not support), so the decomposition runs instead.
-c10::optional<at::Tensor> scaled_mm(const sdk::GemmFp8Operands& g, const at::Tensor& a, const at::Tensor& b,
-                                    const at::Tensor& a_scale, const at::Tensor& b_scale,
-                                    const c10::optional<at::Tensor>& bias, at::ScalarType out_dtype) {
-  if (!a.is_cuda() || g.scaling == sdk::Fp8Scaling::kBlock || a.size(1) % 16 != 0 || b.size(0) % 16 != 0)
-    return std::nullopt;
-  // Refusals seen on 2.11, skipped up front: a c10::Error (with its backtrace) is slow to throw.
-  const bool both_e5m2 = g.a->dtype() == OPCERT_DTYPE_F8_E5M2 && g.b->dtype() == OPCERT_DTYPE_F8_E5M2;
-  if (both_e5m2 || (bias.has_value() && out_dtype == at::kFloat)) return std::nullopt;
-  auto native = [](const sdk::Tensor& t) {
-    return t.dtype() == OPCERT_DTYPE_F8_E5M2 ? at::kFloat8_e5m2 : at::kFloat8_e4m3fn;
+enum class Route { kScaledMm, kScaledMmBlockwise, kDecomposition };
+
+bool e4m3(const std::optional<sdk::Tensor>& t) { return t->dtype() == OPCERT_DTYPE_F8_E4M3FN; }
+
+// Which call runs the operands, and, for the decomposition, why torch's fused call does not.
+Route route(const sdk::GemmFp8Operands& g, std::string* why = nullptr) {
+  auto decompose = [why](const char* reason) {
+    if (why) *why = reason;
+    return Route::kDecomposition;
   };
-  const at::Tensor a8 = a.view(native(*g.a)), b8 = b.view(native(*g.b));
-  const bool rowwise = g.scaling == sdk::Fp8Scaling::kChannel;
-  try {
-    return at::_scaled_mm(a8, b8.t(), rowwise ? a_scale.view({-1, 1}) : a_scale, rowwise ? b_scale.view({1, -1}) : b_scale,
-                          bias, c10::nullopt, out_dtype, /*use_fast_accum=*/false);
-  } catch (const c10::Error&) {
-    return std::nullopt;
+  if (g.a->device().type != OPCERT_DEVICE_CUDA) return decompose("torch's fused fp8 GEMM runs on CUDA only");
+  if (g.scaling == sdk::Fp8Scaling::kBlock) {
+    if (!OPCERT_TORCH_HAS_SCALED_MM_V2) return decompose("this LibTorch has no block-scaled scaled_mm (2.10 on)");
+    if (g.block != 128 || !e4m3(g.a) || !e4m3(g.b))
+      return decompose("torch's block recipe is e4m3 with 1x128 and 128x128 blocks");
+    if (g.k % 128 != 0 || g.n % 128 != 0) return decompose("torch's block recipe needs K and N multiples of 128");
+    return Route::kScaledMmBlockwise;
+  }
+  if (!OPCERT_TORCH_AT_LEAST(2, 5)) return decompose("this LibTorch has no _scaled_mm (2.5 on)");
+  if (g.k % 16 != 0 || g.n % 16 != 0) return decompose("torch._scaled_mm needs K and N multiples of 16");
+  if (!e4m3(g.a) && !e4m3(g.b)) return decompose("torch._scaled_mm refuses e5m2 x e5m2");
+  if (g.bias && g.c->dtype() == OPCERT_DTYPE_F32) return decompose("torch._scaled_mm refuses a bias with fp32 output");
+  return Route::kScaledMm;
+}
+
+const char* torch_dtype_name(int32_t dtype) {
+  switch (dtype) {
+    case OPCERT_DTYPE_BF16: return "torch.bfloat16";
+    case OPCERT_DTYPE_F16: return "torch.float16";
+    default: return "torch.float32";
   }
 }
+
+std::string library_call(const sdk::GemmFp8Operands& g) {
+  const std::string bias = g.bias ? ", bias=bias" : "";
+  const std::string out = torch_dtype_name(g.c->dtype());
+  std::string why;
+  switch (route(g, &why)) {
+    case Route::kScaledMm:
+      return g.scaling == sdk::Fp8Scaling::kChannel
+                 ? "torch._scaled_mm(a, b.t(), scale_a[M,1], scale_b[1,N]" + bias + ", out_dtype=" + out + ")"
+                 : "torch._scaled_mm(a, b.t(), scale_a, scale_b" + bias + ", out_dtype=" + out + ")";
+    case Route::kScaledMmBlockwise:
+      return "torch.nn.functional.scaled_mm(a, b.t(), scale_a, ScalingType.BlockWise1x128, scale_b.t(), "
+             "ScalingType.BlockWise128x128" + bias + ", output_dtype=" + out + ")";
+    case Route::kDecomposition: break;
+  }
+  return "decomposition: fp8 decoded to fp32, torch.mm" +
+         std::string(g.scaling == sdk::Fp8Scaling::kBlock ? " per 128-wide K block" : "") + ", scales, bias (" + why + ")";
+}
+
+at::ScalarType native_fp8(const sdk::Tensor& t) {
+#if OPCERT_TORCH_AT_LEAST(2, 1)
+  return t.dtype() == OPCERT_DTYPE_F8_E5M2 ? at::kFloat8_e5m2 : at::kFloat8_e4m3fn;
+#else
+  (void)t;
+  throw sdk::Error(OPCERT_ERROR_UNSUPPORTED, "this LibTorch has no fp8 dtype");
 #endif
+}
+
+// torch's fused call for the route, or nullopt where torch refuses it at run time (a GPU it does
+// not support), so that the decomposition runs instead.
+c10::optional<at::Tensor> fused(Route r, const sdk::GemmFp8Operands& g, const at::Tensor& a, const at::Tensor& b,
+                                const at::Tensor& a_scale, const at::Tensor& b_scale,
+                                const c10::optional<at::Tensor>& bias, at::ScalarType out_dtype) {
+  try {
+    const at::Tensor a8 = a.view(native_fp8(*g.a)), b8 = b.view(native_fp8(*g.b));
+#if OPCERT_TORCH_HAS_SCALED_MM_V2
+    if (r == Route::kScaledMmBlockwise) {
+      // The enum values of torch.nn.functional.ScalingType and SwizzleType.
+      constexpr int64_t kBlockWise1x128 = 4, kBlockWise128x128 = 5, kNoSwizzle = 0;
+      auto call = [&](const at::Tensor& sa) {
+        return at::_scaled_mm_v2(a8, b8.t(), {sa}, {kBlockWise1x128}, {kNoSwizzle}, {b_scale.t()},
+                                 {kBlockWise128x128}, {kNoSwizzle}, bias, out_dtype, {}, /*use_fast_accum=*/false);
+      };
+      // The contract's a_scale is row-major; a torch that wants it outer-dim-major (stride(0) == 1)
+      // refuses it once, and from then on gets one copy of M*K/128 floats per call.
+      static std::atomic<bool> needs_outer_major{false};
+      if (!needs_outer_major.load()) {
+        try {
+          return call(a_scale);
+        } catch (const c10::Error&) {
+          needs_outer_major.store(true);
+        }
+      }
+      return call(a_scale.t().contiguous().t());
+    }
+#endif
+#if OPCERT_TORCH_AT_LEAST(2, 5)
+    if (r == Route::kScaledMm) {
+      const bool rowwise = g.scaling == sdk::Fp8Scaling::kChannel;
+      return at::_scaled_mm(a8, b8.t(), rowwise ? a_scale.view({-1, 1}) : a_scale,
+                            rowwise ? b_scale.view({1, -1}) : b_scale, bias, c10::nullopt, out_dtype,
+                            /*use_fast_accum=*/false);
+    }
+#endif
+  } catch (const c10::Error&) {
+  }
+  (void)r, (void)g, (void)a, (void)b, (void)a_scale, (void)b_scale, (void)bias, (void)out_dtype;
+  return c10::nullopt;
+}
 
 // Σ_j a_scale[m,j]·b_scale[n/bs,j]·(a_j·b_jᵀ) over K blocks j, in fp32, one matmul per block.
 at::Tensor block_scaled(const at::Tensor& af, const at::Tensor& bf, const at::Tensor& a_scale, const at::Tensor& b_scale,
@@ -60,9 +148,8 @@ void run(const sdk::GemmFp8Operands& g) {
   const at::Tensor a = wrap(*g.a), b = wrap(*g.b);
   const at::Tensor a_scale = wrap(*g.a_scale), b_scale = wrap(*g.b_scale);
   const c10::optional<at::Tensor> bias = wrap(g.bias);
-#if OPCERT_TORCH_AT_LEAST(2, 5)
-  if (auto fused = scaled_mm(g, a, b, a_scale, b_scale, bias, out_dtype)) return write_output(out, *fused);
-#endif
+  if (const Route r = route(g); r != Route::kDecomposition)
+    if (auto result = fused(r, g, a, b, a_scale, b_scale, bias, out_dtype)) return write_output(out, *result);
   const at::Tensor af = fp8_to_float(a, g.a->dtype()), bf = fp8_to_float(b, g.b->dtype());
   at::Tensor acc;
   if (g.scaling == sdk::Fp8Scaling::kBlock) {
@@ -81,9 +168,10 @@ void run(const sdk::GemmFp8Operands& g) {
 std::vector<sdk::Implementation> gemm_fp8_implementations() {
   return {sdk::checked_implementation(
       {"torch.gemm_fp8.native", "gemm_fp8",
-       "at::_scaled_mm on CUDA (LibTorch >= 2.5, per-tensor/row-wise), else fp8 decoded to fp32, at::mm, scales, bias",
+       "torch._scaled_mm (per-tensor, row-wise) or F.scaled_mm BlockWise1x128 x BlockWise128x128 on CUDA, else "
+       "fp8 decoded to fp32, at::mm, scales, bias",
        operand_device_type()},
-      sdk::parse_gemm_fp8, run)};
+      sdk::parse_gemm_fp8, run, nullptr, library_call)};
 }
 
 }  // namespace opcert::torch_backend

@@ -36,13 +36,25 @@ void run(const sdk::GemmInt8Operands& g) {
   write_output(out, c.to(scalar_type(out.dtype())));
 }
 
+std::string library_call(const sdk::GemmInt8Operands& g) {
+  std::string product;
+#if OPCERT_TORCH_AT_LEAST(2, 1)
+  if (g.a->device().type == OPCERT_DEVICE_CUDA && g.m > 16 && g.k % 8 == 0 && g.n % 8 == 0)
+    product = "torch._int_mm(a, b.t())";
+#endif
+  if (product.empty()) product = "exact fp64 torch.mm (torch._int_mm needs CUDA, M > 16, K and N multiples of 8)";
+  return g.dequantize ? product + "; then (acc.float() * scale_a[:,None] * scale_b[None,:]" + (g.bias ? " + bias" : "") +
+                            ").to(out dtype)"
+                      : product;
+}
+
 }  // namespace
 
 std::vector<sdk::Implementation> gemm_int8_implementations() {
   return {sdk::checked_implementation({"torch.gemm_int8.native", "gemm_int8",
                                        "at::_int_mm on CUDA (LibTorch >= 2.1), else exact fp64 at::mm; fp32 dequantization",
                                        operand_device_type()},
-                                      sdk::parse_gemm_int8, run)};
+                                      sdk::parse_gemm_int8, run, nullptr, library_call)};
 }
 
 }  // namespace opcert::torch_backend

@@ -50,15 +50,31 @@ void run_layer(const sdk::NormOperands& n) {
   write_output(*n.y, y.to(r.scalar_type()));
 }
 
+std::string residual_call(const sdk::NormOperands& n) { return n.residual ? "h = x + residual (kept as residual_out); " : ""; }
+
+std::string rms_call(const sdk::NormOperands& n) {
+#if OPCERT_TORCH_AT_LEAST(2, 4)
+  return residual_call(n) + "torch.nn.functional.rms_norm(" + (n.residual ? "h" : "x") + ", (N,)" +
+         (n.weight ? ", weight" : "") + ", eps)";
+#else
+  return residual_call(n) + "HF-Llama composition in fp32 (this LibTorch has no rms_norm; 2.4 on)";
+#endif
+}
+
+std::string layer_call(const sdk::NormOperands& n) {
+  return residual_call(n) + "torch.nn.functional.layer_norm(" + (n.residual ? "h" : "x") + ", (N,)" +
+         (n.weight ? ", weight" : "") + (n.bias ? ", bias" : "") + ", eps)";
+}
+
 }  // namespace
 
 std::vector<sdk::Implementation> norm_implementations() {
   return {sdk::checked_implementation({"torch.rms_norm.native", "rms_norm",
-                                       "HF-Llama-style fp32 composition, residual add in the dtype", operand_device_type()},
-                                      sdk::parse_rms_norm, run_rms),
+                                       "at::rms_norm (LibTorch >= 2.4, else the HF-Llama fp32 composition), residual add in the dtype", operand_device_type()},
+                                      sdk::parse_rms_norm, run_rms, nullptr, rms_call),
           sdk::checked_implementation({"torch.layer_norm.native", "layer_norm",
                                        "at::layer_norm in the dtype, residual add in the dtype", operand_device_type()},
-                                      sdk::parse_layer_norm, run_layer)};
+                                      sdk::parse_layer_norm, run_layer, nullptr, layer_call)};
 }
 
 }  // namespace opcert::torch_backend

@@ -23,9 +23,17 @@ void run(const sdk::QuantizeOperands& g) {
   const at::Tensor scale = amax / qmax;
   // scale 0 (an all-zero row) quantizes every element to 0.
   const at::Tensor scaled = at::where(scale > 0, x / scale, at::zeros({}, x.options())).clamp(-qmax, qmax);
-  at::Tensor q = q_out.dtype() == OPCERT_DTYPE_I8 ? scaled.round().to(at::kChar) : float_to_fp8(scaled, q_out.dtype());
+  at::Tensor q = q_out.dtype() == OPCERT_DTYPE_I8 ? scaled.round().to(at::kChar) : float_to_fp8(scaled, q_out.dtype(), /*in_range=*/true);
   write_output(q_out, q);
   write_output(scale_out, scale.reshape({-1}));
+}
+
+// torch has no fused dynamic quantization: the decomposition is what a torch user writes.
+std::string library_call(const sdk::QuantizeOperands& g) {
+  const bool per_token = g.granularity == sdk::QuantGranularity::kToken;
+  return std::string("decomposition: amax = x.float().abs().amax(") + (per_token ? "-1, keepdim=True" : "") +
+         "); scale = amax / qmax; q = (x / scale).clamp(-qmax, qmax)" +
+         (g.q->dtype() == OPCERT_DTYPE_I8 ? ".round().to(torch.int8)" : ".to(torch.float8_*)");
 }
 
 }  // namespace
@@ -34,7 +42,7 @@ std::vector<sdk::Implementation> quantize_implementations() {
   return {sdk::checked_implementation({"torch.quantize.native", "quantize",
                                        "amax / qmax in fp32, at::round (int8) or fp8 cast, per token or tensor",
                                        operand_device_type()},
-                                      sdk::parse_quantize, run)};
+                                      sdk::parse_quantize, run, nullptr, library_call)};
 }
 
 }  // namespace opcert::torch_backend

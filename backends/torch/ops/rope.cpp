@@ -63,13 +63,20 @@ void run(const sdk::RopeOperands& operands) {
   if (auto k = wrap(operands.k)) write_output(*operands.k_out, rotate(*k, c, s, r, interleaved));
 }
 
+// torch has no rotary embedding op: the decomposition model code writes (HF transformers).
+std::string library_call(const sdk::RopeOperands& r) {
+  return std::string("decomposition: cos/sin index_select by position; ") +
+         (r.style == sdk::RopeStyle::kInterleaved ? "interleaved pairs" : "rotate_half") +
+         " in fp32, one cast back" + (r.k ? ", for q and k" : "");
+}
+
 }  // namespace
 
 std::vector<sdk::Implementation> rope_implementations() {
   return {sdk::checked_implementation({"torch.rope.native", "rope",
                                        "torch view ops, cos/sin gathered by position, fp32 rotation, one cast back",
                                        operand_device_type()},
-                                      sdk::parse_rope, run)};
+                                      sdk::parse_rope, run, nullptr, library_call)};
 }
 
 }  // namespace opcert::torch_backend

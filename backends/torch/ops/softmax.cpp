@@ -18,7 +18,8 @@ void run(const sdk::SoftmaxOperands& s) {
 
 std::vector<sdk::Implementation> softmax_implementations() {
   return {sdk::checked_implementation(
-      {"torch.softmax.native", "softmax", "at::softmax(x, -1) in the dtype", operand_device_type()}, sdk::parse_softmax, run)};
+      {"torch.softmax.native", "softmax", "at::softmax(x, -1) in the dtype", operand_device_type()}, sdk::parse_softmax, run,
+      nullptr, [](const sdk::SoftmaxOperands&) { return std::string("torch.softmax(x, dim=-1)"); })};
 }
 
 }  // namespace opcert::torch_backend
