@@ -1,6 +1,6 @@
 // Case builders: suite parameters -> the operands of docs/OPS.md (names, shapes, dtypes),
 // attributes, fills; and a clear std::invalid_argument for every bad parameter.
-#include "check/build_case.h"
+#include "ops/op_test_support.h"
 
 #include <gtest/gtest.h>
 

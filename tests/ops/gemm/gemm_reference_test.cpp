@@ -4,7 +4,7 @@
 #include <chrono>
 #include <limits>
 
-#include "reference_test_util.h"
+#include "ops/reference_test_util.h"
 
 namespace opcert {
 namespace {

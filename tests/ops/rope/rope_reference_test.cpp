@@ -6,7 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "reference_test_util.h"
+#include "ops/reference_test_util.h"
 
 namespace opcert {
 namespace {

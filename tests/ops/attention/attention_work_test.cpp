@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "check/build_case.h"
+#include "ops/op_test_support.h"
 
 namespace opcert {
 namespace {
