@@ -1,9 +1,11 @@
-// The flop and byte model of docs/OPS.md "Work model": hand-worked numbers on cases built by the
-// real case builders (so operand and attribute names are the ones bench will see).
+// The attention work model (harness/ops/attention/attention_work.cpp, docs/OPS.md "Work model"):
+// hand-worked flops and bytes on cases built by the real case builder (so operand and attribute
+// names are the ones bench will see).
 #include "opkit/work_model.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -25,67 +27,6 @@ double bshd_pairs(int64_t sq, int64_t skv, bool causal, int64_t window_left) {
   const auto c = build("attention", {{"dtype", "fp32"}, {"sq", sq}, {"skv", skv}, {"hq", 1}, {"d", 1},
                                      {"causal", causal}, {"window_left", window_left}});
   return work_model(c).flops / 4;
-}
-
-TEST(WorkModel, GemmCountsTwoMnkAndEveryOperandOnce) {
-  const auto m = work_model(build("gemm", {{"dtype", "bf16"}, {"m", 2}, {"n", 3}, {"k", 4}, {"bias", true}}));
-  EXPECT_EQ(m.flops, 2.0 * 2 * 3 * 4);
-  EXPECT_EQ(m.bytes, 2.0 * (8 + 12 + 3 + 6));  // a, b, bias, c in bf16
-  EXPECT_EQ(m.compute_dtype, "bf16");
-  EXPECT_TRUE(m.compute_bound);
-}
-
-TEST(WorkModel, GemmKnLayoutCountsTheSame) {
-  const auto nk = work_model(build("gemm", {{"dtype", "fp32"}, {"m", 5}, {"n", 7}, {"k", 9}}));
-  const auto kn = work_model(build("gemm", {{"dtype", "fp32"}, {"m", 5}, {"n", 7}, {"k", 9}, {"b_layout", "kn"}}));
-  EXPECT_EQ(nk.flops, 630.0);
-  EXPECT_EQ(kn.flops, 630.0);
-  EXPECT_EQ(kn.bytes, 4.0 * (45 + 63 + 35));
-  EXPECT_EQ(kn.compute_dtype, "fp32");
-}
-
-TEST(WorkModel, GemmAllowingTf32IsJudgedAgainstTheTf32Peak) {
-  const auto m = work_model(build("gemm", {{"dtype", "fp32"}, {"m", 5}, {"n", 7}, {"k", 9}, {"allow_tf32", true}}));
-  EXPECT_EQ(m.flops, 630.0);
-  EXPECT_EQ(m.compute_dtype, "tf32");
-  const auto off = work_model(build("gemm", {{"dtype", "fp32"}, {"m", 5}, {"n", 7}, {"k", 9}, {"allow_tf32", false}}));
-  EXPECT_EQ(off.compute_dtype, "fp32");
-}
-
-TEST(WorkModel, GemmEmptyHasNoFlops) {
-  const auto m = work_model(build("gemm", {{"dtype", "fp16"}, {"m", 0}, {"n", 3}, {"k", 4}}));
-  EXPECT_EQ(m.flops, 0.0);
-  EXPECT_EQ(m.bytes, 2.0 * 12);  // b only
-}
-
-TEST(WorkModel, GemmFp8CountsScalesAndBiasAndUsesTheDtypeOfA) {
-  const auto m = work_model(build("gemm_fp8", {{"a_dtype", "fp8_e4m3fn"}, {"b_dtype", "fp8_e5m2"}, {"out_dtype", "bf16"},
-                                               {"scaling", "channel"}, {"m", 2}, {"n", 3}, {"k", 4}, {"bias", true}}));
-  EXPECT_EQ(m.flops, 48.0);
-  // a 8, b 12 (1 byte each); a_scale [2] and b_scale [3] fp32; bias [3] and c [2,3] bf16.
-  EXPECT_EQ(m.bytes, 8.0 + 12 + 4 * 2 + 4 * 3 + 2 * 3 + 2 * 6);
-  EXPECT_EQ(m.compute_dtype, "fp8_e4m3fn");
-  EXPECT_TRUE(m.compute_bound);
-}
-
-TEST(WorkModel, GemmFp8BlockScales) {
-  const auto m = work_model(build("gemm_fp8", {{"a_dtype", "fp8_e5m2"}, {"b_dtype", "fp8_e5m2"}, {"out_dtype", "fp32"},
-                                               {"scaling", "block"}, {"m", 3}, {"n", 130}, {"k", 200}}));
-  EXPECT_EQ(m.flops, 2.0 * 3 * 130 * 200);
-  // a_scale [3, 2], b_scale [2, 2] fp32; c [3, 130] fp32.
-  EXPECT_EQ(m.bytes, 3.0 * 200 + 130 * 200 + 4 * 6 + 4 * 4 + 4 * 390);
-  EXPECT_EQ(m.compute_dtype, "fp8_e5m2");
-}
-
-TEST(WorkModel, GemmInt8) {
-  const auto exact = work_model(build("gemm_int8", {{"out_dtype", "int32"}, {"m", 2}, {"n", 3}, {"k", 4}}));
-  EXPECT_EQ(exact.flops, 48.0);
-  EXPECT_EQ(exact.bytes, 8.0 + 12 + 4 * 6);
-  EXPECT_EQ(exact.compute_dtype, "int8");
-  EXPECT_TRUE(exact.compute_bound);
-  const auto dequant = work_model(build("gemm_int8", {{"out_dtype", "bf16"}, {"m", 2}, {"n", 3}, {"k", 4}, {"bias", true}}));
-  EXPECT_EQ(dequant.bytes, 8.0 + 12 + 4 * 2 + 4 * 3 + 2 * 3 + 2 * 6);
-  EXPECT_EQ(dequant.compute_dtype, "int8");
 }
 
 TEST(WorkModel, AttentionCausalSquare) {
@@ -164,53 +105,6 @@ TEST(WorkModel, AttentionVarlenWithoutCuSeqlensValuesIsRejected) {
   auto c = build("attention", {{"dtype", "bf16"}, {"layout", "varlen"}, {"seqlens_q", {2}}, {"hq", 1}, {"d", 2}});
   for (auto& t : c.inputs)
     if (t.name == "cu_seqlens_k") t.fill = FillSpec{};
-  EXPECT_THROW(work_model(c), std::invalid_argument);
-}
-
-TEST(WorkModel, NormsCountBytesOnly) {
-  // rms_norm bf16 [3, 8]: x, weight [8], residual, y, residual_out.
-  const auto rms = work_model(build("rms_norm", {{"dtype", "bf16"}, {"t", 3}, {"h", 8}, {"residual", true}}));
-  EXPECT_EQ(rms.flops, 0.0);
-  EXPECT_EQ(rms.bytes, 2.0 * (24 + 8 + 24 + 24 + 24));
-  EXPECT_EQ(rms.compute_dtype, "");
-  EXPECT_FALSE(rms.compute_bound);
-  // layer_norm fp32 [2, 4]: x, weight, bias, y.
-  const auto ln = work_model(build("layer_norm", {{"dtype", "fp32"}, {"t", 2}, {"h", 4}, {"bias", true}}));
-  EXPECT_EQ(ln.bytes, 4.0 * (8 + 4 + 4 + 8));
-  EXPECT_FALSE(ln.compute_bound);
-}
-
-TEST(WorkModel, QuantizeCountsInputQuantsAndScales) {
-  const auto token = work_model(build("quantize", {{"in_dtype", "fp16"}, {"out_dtype", "int8"}, {"m", 4}, {"k", 16}}));
-  EXPECT_EQ(token.bytes, 2.0 * 64 + 64 + 4 * 4);  // x fp16, q int8, scale [4] fp32
-  EXPECT_EQ(token.flops, 0.0);
-  EXPECT_EQ(token.compute_dtype, "");
-  EXPECT_FALSE(token.compute_bound);
-  const auto tensor = work_model(build("quantize", {{"in_dtype", "bf16"}, {"out_dtype", "fp8_e4m3fn"}, {"m", 4}, {"k", 16},
-                                                    {"granularity", "tensor"}}));
-  EXPECT_EQ(tensor.bytes, 2.0 * 64 + 64 + 4);
-}
-
-TEST(WorkModel, RopeCountsTablesAndPositions) {
-  const auto m = work_model(build("rope", {{"dtype", "bf16"}, {"b", 1}, {"s", 4}, {"hq", 2}, {"hk", 1}, {"d", 8},
-                                           {"rotary_dim", 4}, {"positions", true}, {"max_position", 16}}));
-  // q, q_out [1,4,2,8] and k, k_out [1,4,1,8] bf16; cos, sin [16,2] fp32; positions [1,4] int32.
-  EXPECT_EQ(m.bytes, 2.0 * (64 + 32 + 64 + 32) + 4 * 32 * 2 + 4 * 4);
-  EXPECT_EQ(m.flops, 0.0);
-  EXPECT_FALSE(m.compute_bound);
-}
-
-TEST(WorkModel, SoftmaxReadsAndWritesOnce) {
-  const auto m = work_model(build("softmax", {{"dtype", "fp32"}, {"rows", 3}, {"n", 5}}));
-  EXPECT_EQ(m.bytes, 4.0 * 15 * 2);
-  EXPECT_EQ(m.flops, 0.0);
-}
-
-TEST(WorkModel, UnknownOpIsRejected) {
-  Case c;
-  c.op = "all_reduce";
-  EXPECT_THROW(work_model(c), std::invalid_argument);
-  c.op = "nonsense";
   EXPECT_THROW(work_model(c), std::invalid_argument);
 }
 
