@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "check/build_case.h"
+#include "ops/op_test_support.h"
 #include "opkit/collective.h"
 #include "check/collectives/rank_check.h"
 #include "check/collectives/rank_inputs.h"

@@ -5,9 +5,9 @@
 #include <limits>
 #include <vector>
 
-#include "check/tf32_rounding.h"
 #include "model/dtype.h"
 #include "model/scalar_codec.h"
+#include "ops/gemm/tf32_rounding.h"
 
 namespace opcert::mutants {
 namespace {

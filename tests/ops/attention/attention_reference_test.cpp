@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "reference_test_util.h"
+#include "ops/reference_test_util.h"
 
 namespace opcert {
 namespace {

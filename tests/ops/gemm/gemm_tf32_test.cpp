@@ -10,11 +10,11 @@
 #include <stdexcept>
 #include <string>
 
-#include "check/build_case.h"
 #include "check/compare.h"
 #include "check/fill.h"
-#include "check/tf32_rounding.h"
 #include "ops/gemm/gemm_tf32.h"
+#include "ops/gemm/tf32_rounding.h"
+#include "ops/op_test_support.h"
 
 namespace opcert {
 namespace {
