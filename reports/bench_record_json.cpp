@@ -29,6 +29,30 @@ json collective_json(const CollectiveFigures& c) {
           {"ratio_vs_peer", json_number(c.ratio_vs_peer)}};
 }
 
+template <class T>
+json optional_json(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json reading_json(const std::optional<GpuReading>& r) {
+  if (!r) return nullptr;
+  return {{"sm_clock_mhz", optional_json(r->sm_clock_mhz)},
+          {"memory_clock_mhz", optional_json(r->memory_clock_mhz)},
+          {"power_w", json_number(r->power_w)},
+          {"temperature_c", optional_json(r->temperature_c)},
+          {"clock_reasons", r->clock_reasons ? json(clock_reason_names(*r->clock_reasons)) : json(nullptr)}};
+}
+
+// A repetition's sampling: how many launches, how noisy, why it stopped, and the GPU's readings.
+void add_sampling(json& j, const std::optional<Sampling>& s) {
+  j["samples"] = s ? json(s->samples) : json(nullptr);
+  j["noise"] = s ? json_number(s->noise) : json(nullptr);
+  j["stopped_by"] = s ? string_or_null(s->stopped_by) : json(nullptr);
+  j["sampling_s"] = s ? json_number(s->elapsed_s) : json(nullptr);
+  j["conditions"] = s ? json{{"start", reading_json(s->conditions.start)}, {"end", reading_json(s->conditions.end)}}
+                      : json(nullptr);
+}
+
 // Google Benchmark's time unit for opcert's benchmarks: microseconds.
 constexpr double kMicroseconds = 1e6;
 
@@ -39,9 +63,11 @@ json bench_record_json(const BenchRecord& r) {
   json aggregates = json::object();
   for (const auto& run : r.runs) {
     const json seconds = run.error.empty() ? json_number(run.seconds) : json(nullptr);
-    if (run.aggregate.empty())
-      repetitions.push_back({{"iterations", run.iterations}, {"seconds", seconds}});
-    else
+    if (run.aggregate.empty()) {
+      json rep = {{"iterations", run.iterations}, {"seconds", seconds}};
+      add_sampling(rep, run.sampling);
+      repetitions.push_back(std::move(rep));
+    } else
       aggregates[run.aggregate] = seconds;
   }
   json j = {{"name", r.name},
@@ -68,7 +94,10 @@ json bench_record_json(const BenchRecord& r) {
             {"gbps", json_number(r.gbps)},
             {"pct_peak", json_number(r.pct_peak)},
             {"speedup_vs_peer", json_number(r.speedup_vs_peer)},
-            {"pct_of_copy", json_number(r.pct_of_copy)}};
+            {"pct_of_copy", json_number(r.pct_of_copy)},
+            {"noise", json_number(r.noise)},
+            {"noise_limited", r.noise_limited},
+            {"condition_flags", r.condition_flags}};
   if (r.collective) j["collective"] = collective_json(*r.collective);
   return j;
 }
@@ -100,6 +129,7 @@ json google_benchmark_runs_json(const BenchRecord& r) {
     b["cpu_time"] = json_number(run.cpu_seconds * scale);
     b["time_unit"] = "us";
     for (const auto& [name, value] : run.counters) b[name] = json_number(value);
+    if (run.sampling) add_sampling(b, run.sampling);
     if (r.collective) {
       b["bytes"] = r.collective->size_bytes;
       b["count"] = r.collective->count;

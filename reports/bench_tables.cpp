@@ -35,10 +35,43 @@ bool row_failed(const BenchRecord& r) {
   return r.check && *r.check != Status::kPassed && *r.check != Status::kMistrusted;
 }
 
+// The SM clock at the first and last readings of a record's repetitions: "1755", "1980>1755".
+std::string clocks_cell(const BenchRecord& r) {
+  std::optional<uint32_t> first, last;
+  for (const auto& run : r.runs) {
+    if (!run.sampling) continue;
+    for (const auto* reading : {&run.sampling->conditions.start, &run.sampling->conditions.end}) {
+      if (!*reading || !(*reading)->sm_clock_mhz) continue;
+      if (!first) first = (*reading)->sm_clock_mhz;
+      last = (*reading)->sm_clock_mhz;
+    }
+  }
+  std::string cell = !first ? "-" : *first == *last ? std::to_string(*first) : fmt::format("{}>{}", *first, *last);
+  if (!r.condition_flags.empty()) cell += "*";
+  return cell;
+}
+
+std::string noise_cell(const BenchRecord& r) {
+  if (!r.noise) return "-";
+  return fmt::format("{:.2f}%{}", 100 * *r.noise, r.noise_limited ? "!" : "");
+}
+
+// Every clock event reason of a record's readings, but idle.
+std::set<std::string> slowing_reasons(const BenchRecord& r) {
+  std::set<std::string> reasons;
+  for (const auto& run : r.runs)
+    if (run.sampling)
+      for (const auto* reading : {&run.sampling->conditions.start, &run.sampling->conditions.end})
+        if (*reading && (*reading)->clock_reasons)
+          for (const auto& name : clock_reason_names(*(*reading)->clock_reasons))
+            if (name != "gpu_idle") reasons.insert(name);
+  return reasons;
+}
+
 class BenchTableSink final : public ResultSink {
  public:
-  BenchTableSink(const std::vector<PlannedRow>& planned, bool copy_column, std::string peer, std::filesystem::path out_dir)
-      : copy_column_(copy_column), header_(bench_header(copy_column, peer)), out_dir_(std::move(out_dir)) {
+  BenchTableSink(const std::vector<PlannedRow>& planned, BenchTableLayout layout, std::filesystem::path out_dir)
+      : layout_(std::move(layout)), header_(bench_header(layout_)), out_dir_(std::move(out_dir)) {
     widths_.assign(header_.size(), 0);
     for (std::size_t i = 0; i < header_.size(); ++i) widths_[i] = header_[i].size();
     for (const auto& row : planned) {
@@ -48,6 +81,7 @@ class BenchTableSink final : public ResultSink {
     }
     widths_[3] = std::max<std::size_t>(widths_[3], 15);
     for (std::size_t i = 4; i + 1 < widths_.size(); ++i) widths_[i] = std::max<std::size_t>(widths_[i], 7);
+    if (layout_.clocks_column) widths_[widths_.size() - 2] = std::max<std::size_t>(widths_[widths_.size() - 2], 10);
   }
 
   std::string name() const override { return "the bench table"; }
@@ -59,7 +93,14 @@ class BenchTableSink final : public ResultSink {
     print_row(rule);
   }
 
-  void benchmark_done(const BenchRecord& record) override { print_row(bench_row_cells(record, copy_column_)); }
+  void benchmark_done(const BenchRecord& record) override {
+    print_row(bench_row_cells(record, layout_));
+    noise_limited_ += record.noise_limited ? 1 : 0;
+    if (!record.condition_flags.empty()) {
+      ++flagged_;
+      for (const auto& reason : slowing_reasons(record)) reasons_.insert(reason);
+    }
+  }
 
   void run_finished(const RunReport& report) override {
     std::set<std::pair<std::string, std::string>> benchmarked;
@@ -72,6 +113,16 @@ class BenchTableSink final : public ResultSink {
       fmt::print("{} benchmark(s) of a selected backend failed their check or their timing: their figures are not to be "
                  "trusted\n",
                  failed);
+    if (noise_limited_ > 0)
+      fmt::print("{} benchmark(s) reached --max-time with their noise above --max-noise (marked !): compare them with "
+                 "care, or give them longer\n",
+                 noise_limited_);
+    if (flagged_ > 0) {
+      std::string reasons;
+      for (const auto& r : reasons_) reasons += (reasons.empty() ? "" : ", ") + r;
+      fmt::print("{} benchmark(s) ran with the GPU's clocks held down (marked *: {}); report.json has the readings\n",
+                 flagged_, reasons);
+    }
     fmt::print("{} benchmark(s); bench.json, report.json and measurements.jsonl in {}\n", report.benchmarks.size(),
                out_dir_.string());
     std::fflush(stdout);
@@ -93,8 +144,11 @@ class BenchTableSink final : public ResultSink {
     std::fflush(stdout);
   }
 
-  bool copy_column_;
+  BenchTableLayout layout_;
   std::vector<std::string> header_;
+  std::size_t noise_limited_ = 0;
+  std::size_t flagged_ = 0;
+  std::set<std::string> reasons_;
   std::vector<std::size_t> widths_;
   std::filesystem::path out_dir_;
 };
@@ -150,29 +204,34 @@ std::string gbps_cell(const std::optional<double>& v) { return v ? fmt::format("
 
 }  // namespace
 
-std::vector<std::string> bench_header(bool copy_column, const std::string& peer) {
-  std::vector<std::string> header = {"op",   "case", "impl", "time", "TFLOP/s", "GB/s", "% peak",
-                                     "vs " + (peer.empty() ? std::string("peer") : peer), "check"};
-  if (copy_column) header.insert(header.end() - 1, "% copy");
+std::vector<std::string> bench_header(const BenchTableLayout& layout) {
+  std::vector<std::string> header = {"op",     "case", "impl", "time", "noise", "TFLOP/s", "GB/s", "% peak",
+                                     "vs " + (layout.peer.empty() ? std::string("peer") : layout.peer)};
+  if (layout.copy_column) header.push_back("% copy");
+  if (layout.clocks_column) header.push_back("SM MHz");
+  header.push_back("check");
   return header;
 }
 
-std::vector<std::string> bench_row_cells(const BenchRecord& r, bool copy_column) {
+std::vector<std::string> bench_row_cells(const BenchRecord& r, const BenchTableLayout& layout) {
   std::string case_id = r.case_id;
   if (case_id.size() > kMaxCaseWidth) case_id = case_id.substr(0, kMaxCaseWidth - 3) + "...";
   std::vector<std::string> cells = {r.op, case_id, r.impl_key};
   if (!r.seconds || !r.error.empty()) {
-    cells.insert(cells.end(), {"-", "-", "-", "-", "-"});
-    if (copy_column) cells.push_back("-");
+    cells.insert(cells.end(), {"-", "-", "-", "-", "-", "-"});
+    if (layout.copy_column) cells.push_back("-");
+    if (layout.clocks_column) cells.push_back("-");
   } else {
     std::string time = format_duration(*r.seconds);
     if (r.spread) time += fmt::format(" ±{:.0f}%", 100 * *r.spread);
     cells.push_back(time);
+    cells.push_back(noise_cell(r));
     cells.push_back(figure_cell(r.tflops));
     cells.push_back(figure_cell(r.gbps));
     cells.push_back(percent_cell(r.pct_peak));
     cells.push_back(r.speedup_vs_peer ? three_digits(*r.speedup_vs_peer) + "x" : r.peer ? "peer" : "-");
-    if (copy_column) cells.push_back(percent_cell(r.pct_of_copy));
+    if (layout.copy_column) cells.push_back(percent_cell(r.pct_of_copy));
+    if (layout.clocks_column) cells.push_back(clocks_cell(r));
   }
   cells.push_back(check_cell(r));
   return cells;
@@ -201,9 +260,9 @@ std::vector<std::string> collective_bench_cells(const BenchRecord& r) {
           r.check ? std::string(status_name(*r.check)) : "-"};
 }
 
-std::unique_ptr<ResultSink> make_bench_table_sink(const std::vector<PlannedRow>& planned, bool copy_column,
-                                                  std::string peer, std::filesystem::path out_dir) {
-  return std::make_unique<BenchTableSink>(planned, copy_column, std::move(peer), std::move(out_dir));
+std::unique_ptr<ResultSink> make_bench_table_sink(const std::vector<PlannedRow>& planned, BenchTableLayout layout,
+                                                  std::filesystem::path out_dir) {
+  return std::make_unique<BenchTableSink>(planned, std::move(layout), std::move(out_dir));
 }
 
 std::unique_ptr<ResultSink> make_collective_table_sink(std::filesystem::path out_dir) {

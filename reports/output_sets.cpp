@@ -22,12 +22,12 @@ void add_conformance_outputs(ResultStream& stream, const std::filesystem::path& 
 }
 
 void add_bench_outputs(ResultStream& stream, const std::filesystem::path& out_dir, const std::vector<PlannedRow>& planned,
-                       bool copy_column, const std::string& peer) {
+                       const BenchTableLayout& layout) {
   stream.add(make_results_jsonl_sink(out_dir));
   stream.add(make_measurements_jsonl_sink(out_dir));
   stream.add(make_report_file_sink(make_json_report_writer(), out_dir));
   stream.add(make_report_file_sink(make_bench_json_writer(), out_dir));
-  stream.add(make_bench_table_sink(planned, copy_column, peer, out_dir));
+  stream.add(make_bench_table_sink(planned, layout, out_dir));
 }
 
 void add_collective_bench_outputs(ResultStream& stream, const std::filesystem::path& out_dir) {

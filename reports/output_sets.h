@@ -22,7 +22,7 @@ void add_conformance_outputs(ResultStream& stream, const std::filesystem::path& 
 /// `opcert bench` on compute ops: results.jsonl (the checks), measurements.jsonl, report.json,
 /// bench.json, and the bench table (its rows as they come, its footer after the files).
 void add_bench_outputs(ResultStream& stream, const std::filesystem::path& out_dir, const std::vector<PlannedRow>& planned,
-                       bool copy_column, const std::string& peer);
+                       const BenchTableLayout& layout);
 
 /// `opcert bench` on collectives (rank 0): results.jsonl, measurements.jsonl, report.json,
 /// bench.json, and the sweep's table.

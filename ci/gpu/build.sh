@@ -13,7 +13,7 @@ tests=OFF
 targets=(opcert)
 if [ "${OPCERT_GPU_TESTS:-0}" = 1 ]; then
   tests=ON
-  targets+=(cuda_smoke_test cuda_collectives_test cuda_collective_plan_test)
+  targets+=(cuda_smoke_test cuda_collectives_test cuda_collective_plan_test gpu_monitor_test)
 fi
 options=(-DOPCERT_WITH_MPI=OFF -DOPCERT_WITH_NCCL=OFF)
 [ "${OPCERT_GPU_MPI:-0}" = 1 ] && options[0]=-DOPCERT_WITH_MPI=ON

@@ -5,7 +5,9 @@
 #   build                      ci/gpu/build.sh (opcert and the gpu-labelled tests)
 #   ctest                      ctest -L gpu in the build
 #   run:SUITE[:FILTER[:FLAGS]]    opcert run --backend cuda (torch the peer unless FLAGS say --no-peer)
-#   bench:SUITE[:FILTER[:FLAGS]]  opcert bench --backend cuda, 3 repetitions of at least 0.3 s
+#   bench:SUITE[:FILTER[:FLAGS]]  opcert bench --backend cuda, 3 repetitions of at least 0.3 s (FLAGS
+#                              may override them), then ci/gpu/bench_conditions.py: each repetition's
+#                              sampling and the GPU's clocks, power and reasons around it
 # FLAGS: more opcert flags, space-separated (--impl GLOBS, --no-peer); no colons in FILTER or FLAGS.
 #   copy                       ci/gpu/copy_bandwidth.py (the memory-bound targets' yardstick)
 #   crosscheck:SUITE[:FILTER]  ci/gpu/torch_crosscheck.py: opcert's torch rows beside torch alone
@@ -39,7 +41,7 @@ for step in "$@"; do
       filter_args=()
       [ -n "${filter:-}" ] && filter_args=(--filter "$filter")
       timeout "$left" python3 ci/gpu/torch_crosscheck.py "$opcert" "$suite" "${filter_args[@]}" --out "$work/$name" \
-        -- --benchmark_min_time=0.3s --benchmark_repetitions=3 > "$log" 2>&1 ;;
+        -- --benchmark_min_time=0.3s --benchmark_repetitions=3 --max-time 1 > "$log" 2>&1 ;;
     ctest) ctest --test-dir build/gpu -L gpu --output-on-failure > "$log" 2>&1 ;;
     run)
       timeout "$left" "$opcert" run --backend cuda --suite "$suite" --filter "${filter:-}" --out "$work/$name" \
@@ -52,6 +54,7 @@ for step in "$@"; do
         --benchmark_min_time=0.3s --benchmark_repetitions=3 "${extra[@]}" > "$log" 2> "$work/$name.stderr"
       rc=$?
       tail -5 "$work/$name.stderr" >> "$log"
+      [ -f "$work/$name/report.json" ] && python3 ci/gpu/bench_conditions.py "$work/$name/report.json" >> "$log" 2>&1
       (exit $rc) ;;
     *) echo "unknown step $step" > "$log"; false ;;
   esac

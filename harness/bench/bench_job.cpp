@@ -54,6 +54,14 @@ BenchRecord bench_record(const BenchJob& job, const std::vector<BenchJob>& jobs)
   r.runs = job.runs;
   r.seconds = job.typical_seconds();
   if (job.error.empty()) r.spread = repetition_spread(job.runs);
+  r.noise = largest_noise(job.runs);
+  std::vector<SamplingConditions> conditions;
+  for (const auto& run : job.runs) {
+    if (!run.sampling) continue;
+    conditions.push_back(run.sampling->conditions);
+    r.noise_limited |= run.sampling->stopped_by == "time_limit";
+  }
+  r.condition_flags = condition_flags(conditions);
   if (r.seconds && *r.seconds > 0) {
     if (job.work.flops > 0) r.tflops = job.work.flops / *r.seconds / 1e12;
     if (job.work.bytes > 0) r.gbps = job.work.bytes / *r.seconds / 1e9;

@@ -38,6 +38,9 @@ struct BenchJob {
   uint64_t published_bytes = 0;          ///< moved into the outputs after the launches, outside the timed region
   double latest_mean_s = 0.0;            ///< mean seconds per launch of the latest timed batch
   std::vector<BenchRun> runs;            ///< what Google Benchmark reported
+  /// Samplings done but not yet matched to a run Google Benchmark reported (one per repetition,
+  /// in order; the reporter moves each into its run).
+  std::vector<Sampling> unreported_samplings;
 
   /// The figure the table and the speedups use: the median of the repetitions (or their median
   /// aggregate). Empty when nothing was reported or timing failed.

@@ -11,6 +11,7 @@
 #include "bench/bench_job.h"
 #include "bench/cache_flusher.h"
 #include "bench/google_benchmark_reporter.h"
+#include "bench/gpu_monitor.h"
 #include "bench/roofline.h"
 #include "bench/sample_timer.h"
 #include "model/exit_codes.h"
@@ -28,16 +29,13 @@
 namespace opcert {
 namespace {
 
-// Launches after the check and before Google Benchmark's own runs: first-touch costs, lazy
-// initialisation and clock ramp-up stay out of the figures.
-constexpr int kWarmupLaunches = 3;
-constexpr double kWarmupSeconds = 0.05;
-
-// kWarmupLaunches launches, more until kWarmupSeconds have passed.
+// Launches after the check and before the samples: first-touch costs, lazy initialisation and
+// clock ramp-up stay out of the figures. At least policy.warmup_launches, more until
+// policy.warmup_s have passed (--benchmark_min_warmup_time).
 template <class Launch>
-void warm_up(SampleTimer& timer, Launch launch) {
+void warm_up(SampleTimer& timer, const SamplingPolicy& policy, Launch launch) {
   double warm = 0.0;
-  for (int i = 0; i < kWarmupLaunches || warm < kWarmupSeconds; ++i) warm += timer.time(launch);
+  for (int64_t i = 0; i < policy.warmup_launches || warm < policy.warmup_s; ++i) warm += timer.time(launch);
 }
 
 bool gates(Status s) { return s == Status::kFailed || s == Status::kError || s == Status::kCrashed || s == Status::kTimeout; }
@@ -52,21 +50,23 @@ class BenchEngine {
   BenchEngine(std::vector<BenchJob>& jobs, const BenchSettings& s, ResultStream& stream)
       : jobs_(jobs), settings_(s), stream_(stream) {}
 
+  // One Google Benchmark iteration: one sampling of the active job, its launches timed one by one
+  // until the policy stops it; the iteration's time is their mean.
   void measure(benchmark::State& state, std::size_t index) {
     BenchJob& job = jobs_[index];
     if (!activate(index)) {
       state.SkipWithError(job.error.c_str());
       return;
     }
-    double total = 0.0;
     try {
       SampleTimer& timer = timer_for(*job.backend);
       CacheFlusher* flusher = settings_.cold_l2 ? &flusher_for(job) : nullptr;
       for (auto _ : state) {
-        if (flusher) flusher->flush();
-        const double seconds = timer.time([&] { launch_active(); });
-        state.SetIterationTime(seconds);
-        total += seconds;
+        Sampling sampling = sample(job, timer, flusher);
+        const double mean = sampling.samples > 0 ? tracker_.mean() : 0.0;
+        state.SetIterationTime(mean);
+        job.latest_mean_s = mean;
+        job.unreported_samplings.push_back(std::move(sampling));
       }
     } catch (const std::exception& e) {
       job.error = e.what();
@@ -74,9 +74,7 @@ class BenchEngine {
       release();
       return;
     }
-    const double mean = state.iterations() > 0 ? total / static_cast<double>(state.iterations()) : 0.0;
-    job.latest_mean_s = mean;
-    if (mean > 0) set_counters(state, job, mean);
+    if (job.latest_mean_s > 0) set_counters(state, job, job.latest_mean_s);
     if (job.check) state.SetLabel(std::string(status_name(job.check->status)));
   }
 
@@ -85,6 +83,44 @@ class BenchEngine {
     active_copy_.reset();
     active_index_.reset();
   }
+
+ private:
+  // Times launches of the active job until the sampling policy stops, reading the GPU's conditions
+  // just before the first and just after the last.
+  Sampling sample(const BenchJob& job, SampleTimer& timer, CacheFlusher* flusher) {
+    const SamplingPolicy& policy = settings_.sampling;
+    const opcert_device device = active_or_first_device(*job.backend);
+    Sampling sampling;
+    sampling.conditions.start = read_conditions(device);
+    tracker_ = NoiseTracker();
+    const auto begin = std::chrono::steady_clock::now();
+    StopReason stop = StopReason::kContinue;
+    while (stop == StopReason::kContinue) {
+      if (flusher) flusher->flush();
+      tracker_.add(timer.time([&] { launch_active(); }));
+      stop = should_stop(policy, tracker_, std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+    }
+    sampling.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    sampling.conditions.end = read_conditions(device);
+    sampling.samples = tracker_.count();
+    sampling.noise = tracker_.relative_stddev();
+    sampling.stopped_by = stop_reason_name(stop);
+    return sampling;
+  }
+
+  // A reading of a CUDA device's clocks and power; nothing for other devices.
+  std::optional<GpuReading> read_conditions(opcert_device device) {
+    if (device.type != OPCERT_DEVICE_CUDA) return std::nullopt;
+    return monitor().read(device.index);
+  }
+
+ public:
+  /// NVML, loaded at the first CUDA benchmark.
+  GpuMonitor& monitor() {
+    if (!monitor_) monitor_ = std::make_unique<GpuMonitor>();
+    return *monitor_;
+  }
+  bool monitored() const { return monitor_ != nullptr; }
 
  private:
   void launch_active() {
@@ -102,7 +138,7 @@ class BenchEngine {
       active_copy_ = std::make_unique<CacheFlusher>(*job.backend, active_or_first_device(*job.backend), half);
       SampleTimer& timer = timer_for(*job.backend);
       job.timing_method = timer.method();
-      warm_up(timer, [&] { active_copy_->flush(); });
+      warm_up(timer, settings_.sampling, [&] { active_copy_->flush(); });
     } catch (const std::exception& e) {
       job.error = e.what();
       active_copy_.reset();
@@ -139,7 +175,7 @@ class BenchEngine {
       }
       SampleTimer& timer = timer_for(*job.backend);
       job.timing_method = timer.method();
-      warm_up(timer, [&] { prepared->launch(); });
+      warm_up(timer, settings_.sampling, [&] { prepared->launch(); });
     } catch (const std::exception& e) {
       job.error = e.what();
       if (!job.check) record_check(job, error_result(job, e.what()));
@@ -207,6 +243,8 @@ class BenchEngine {
   std::optional<std::size_t> active_index_;
   std::map<BackendHandle*, std::unique_ptr<SampleTimer>> timers_;
   std::map<BackendHandle*, std::unique_ptr<CacheFlusher>> flushers_;
+  NoiseTracker tracker_;
+  std::unique_ptr<GpuMonitor> monitor_;
 };
 
 // Jobs grouped by case (suite order), the peer first within a case, so that every row's speedup
@@ -281,6 +319,16 @@ void initialize_google_benchmark(const BenchSettings& s) {
                                              "`opcert bench --help` lists the flags that pass through", argv[1]));
 }
 
+nlohmann::json sampling_json(const SamplingPolicy& p) {
+  return {{"min_time_s", p.min_time_s},
+          {"fixed_samples", p.fixed_samples ? nlohmann::json(*p.fixed_samples) : nlohmann::json(nullptr)},
+          {"max_noise", p.max_noise},
+          {"max_time_s", p.max_time_s},
+          {"min_samples", p.min_samples},
+          {"warmup_s", p.warmup_s},
+          {"warmup_launches", p.warmup_launches}};
+}
+
 }  // namespace
 
 bool is_reserved_benchmark_flag(const std::string& flag) {
@@ -340,12 +388,19 @@ int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, co
   ResultStream stream;
   try {
     std::vector<PlannedRow> rows;
-    for (const auto& job : jobs) rows.push_back({job.test_case->op, job.test_case->id, job.impl_key});
-    add_bench_outputs(stream, s.out_dir, rows, s.copy_baseline, s.peer);
+    BenchTableLayout layout{.copy_column = s.copy_baseline, .clocks_column = false, .peer = s.peer};
+    for (const auto& job : jobs) {
+      rows.push_back({job.test_case->op, job.test_case->id, job.impl_key});
+      layout.clocks_column |= job.backend->devices().at(0).device.type == OPCERT_DEVICE_CUDA;
+    }
+    add_bench_outputs(stream, s.out_dir, rows, layout);
   } catch (const std::exception& e) {
     throw InputError(fmt::format("--out '{}': {}", s.out_dir.string(), e.what()));
   }
-  report.bench_settings = {{"cold_l2", s.cold_l2}, {"copy_baseline", s.copy_baseline}, {"benchmark_flags", s.benchmark_flags}};
+  report.bench_settings = {{"cold_l2", s.cold_l2},
+                           {"copy_baseline", s.copy_baseline},
+                           {"benchmark_flags", s.benchmark_flags},
+                           {"sampling", sampling_json(s.sampling)}};
   stream.run_started(report);
   for (const auto& r : skipped) stream.case_done(r, false);
 
@@ -353,6 +408,7 @@ int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, co
   for (std::size_t i = 0; i < jobs.size(); ++i)
     benchmark::RegisterBenchmark(jobs[i].name.c_str(), [&engine, i](benchmark::State& st) { engine.measure(st, i); })
         ->UseManualTime()
+        ->Iterations(1)  // one iteration is one sampling (BenchEngine::sample)
         ->Unit(benchmark::kMicrosecond);
 
   GoogleBenchmarkReporter reporter(
@@ -360,6 +416,10 @@ int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, co
       [&](std::size_t i) { stream.benchmark_done(bench_record(jobs[i], jobs)); });
   if (!jobs.empty()) benchmark::RunSpecifiedBenchmarks(&reporter);
   engine.release();
+  report.bench_settings["conditions"] =
+      engine.monitored() ? engine.monitor().description()
+                         : nlohmann::json{{"source", nullptr}, {"unavailable", "no CUDA device was benchmarked"}};
+  if (report.bench_context.is_object()) report.bench_context["measurement_conditions"] = report.bench_settings["conditions"];
   benchmark::ClearRegisteredBenchmarks();
   benchmark::Shutdown();
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/sampling_policy.h"
 #include "session/session_settings.h"
 
 namespace opcert {
@@ -11,7 +12,11 @@ namespace opcert {
 struct BenchSettings : SessionSettings {
   bool cold_l2 = false;        // --cold-l2: flush the last-level cache before each sample
   bool copy_baseline = false;  // --copy-baseline: time a copy of each memory-bound case's bytes
-  /// Google Benchmark's own flags, passed through (--benchmark_min_time=..., ...).
+  /// When each benchmark's sampling stops (--max-noise, --max-time and the time flags opcert takes
+  /// from Google Benchmark's: --benchmark_min_time, --benchmark_min_warmup_time).
+  SamplingPolicy sampling;
+  /// Google Benchmark's own flags, passed through (--benchmark_repetitions=..., ...), less the time
+  /// flags `sampling` took.
   std::vector<std::string> benchmark_flags;
 };
 

@@ -76,7 +76,20 @@ void GoogleBenchmarkReporter::ReportRuns(const std::vector<Run>& runs) {
   const auto it = by_name_.find(runs.front().run_name.function_name);
   if (it == by_name_.end()) return;
   BenchJob& job = jobs_[it->second];
-  for (const auto& run : runs) job.runs.push_back(bench_run(run));
+  for (const auto& run : runs) {
+    BenchRun r = bench_run(run);
+    // Each iteration Google Benchmark ran is one sampling of many launches: the run carries it,
+    // and counts launches, not iterations.
+    if (r.aggregate.empty() && r.error.empty() && !job.unreported_samplings.empty()) {
+      r.sampling = std::move(job.unreported_samplings.front());
+      job.unreported_samplings.erase(job.unreported_samplings.begin());
+      if (r.sampling->samples > 0) {
+        r.cpu_seconds *= static_cast<double>(r.iterations) / static_cast<double>(r.sampling->samples);
+        r.iterations = r.sampling->samples;
+      }
+    }
+    job.runs.push_back(std::move(r));
+  }
   // With repetitions Google Benchmark reports a benchmark twice: its repetitions, then their
   // aggregates. The job waits for the aggregates unless timing failed (no aggregates come then).
   const bool repetitions_only = runs.front().run_type == Run::RT_Iteration && runs.front().repetitions > 1;

@@ -6,6 +6,7 @@
 
 #include "bench/bench_runner.h"
 #include "bench/collective_bench.h"
+#include "bench/sampling_policy.h"
 #include "check/suite.h"
 #include "cli/cli_context.h"
 #include "cli/verbs.h"
@@ -27,6 +28,9 @@ struct BenchFlags {
   std::string impl;
   bool cold_l2 = false;
   bool copy_baseline = false;
+  // Compute suites only: noise-aware stopping (bench/sampling_policy.h).
+  double max_noise_pct = 0.5;
+  double max_time_s = 5.0;
   // Collective suites only (the size sweep, nccl-tests' -b -e -f -n -w).
   std::string min_bytes = "1K";
   std::string max_bytes = "256M";
@@ -62,6 +66,11 @@ bool selects_collectives(const Suite& suite, const BenchFlags& flags, const CLI:
                                  "(--filter, or a suite of each)",
                                  flags.suite, collectives, compute));
   if (collectives > 0) {
+    for (const char* name : {"--max-noise", "--max-time"})
+      if (verb.count(name) > 0)
+        throw InputError(fmt::format("{} applies to compute suites; a collective sweep times --iters collectives per "
+                                     "size: drop the flag",
+                                     name));
     if (!benchmark_flags.empty())
       throw InputError(fmt::format("'{}': collectives are timed by opcert itself across the ranks, not by Google "
                                    "Benchmark; use --iters, --warmup and the size flags instead",
@@ -112,8 +121,11 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
       "bench",
       fmt::format("Benchmark the selected backends, with the peer ({} by default) timed in the same run (Google Benchmark). ",
                   default_peer()) +
-      "Google Benchmark's own flags pass through: --benchmark_min_time=SECONDS, --benchmark_repetitions=N, "
-      "--benchmark_filter=REGEX, --benchmark_enable_random_interleaving=true, --benchmark_min_warmup_time=SECONDS, ... "
+      "Each benchmark is sampled launch by launch until its noise is under --max-noise (or --max-time). "
+      "Google Benchmark's own flags pass through: --benchmark_repetitions=N, --benchmark_filter=REGEX, "
+      "--benchmark_enable_random_interleaving=true, ...; opcert takes its time flags in either version's spelling: "
+      "--benchmark_min_time=SECONDS (0.3 or 0.3s; or 100x for exactly 100 launches) and "
+      "--benchmark_min_warmup_time=SECONDS. "
       "A suite of collectives (bench/collectives, under mpirun) is swept by size instead: time, algbw and busbw per size, "
       "with --min-bytes, --max-bytes, --step-factor, --iters, --warmup and --timeout (docs/CLI.md).");
   auto options = std::make_shared<CommonOptions>();
@@ -137,6 +149,16 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
   verb->add_flag("--copy-baseline", flags->copy_baseline,
                  "Also time a device-to-device copy of each memory-bound case's bytes on each backend, and give every "
                  "memory-bound row its bandwidth as a percent of that copy ('% copy')");
+  verb->add_option("--max-noise", flags->max_noise_pct,
+                   "Sample each benchmark until its samples' relative standard deviation is at most this percent "
+                   "(after --benchmark_min_time and 10 samples), or until --max-time; 0: stop at the minimum time")
+      ->type_name("PCT")
+      ->capture_default_str();
+  verb->add_option("--max-time", flags->max_time_s,
+                   "Wall-clock limit of one benchmark's sampling (each repetition) when its noise stays above "
+                   "--max-noise; the row is marked '!'")
+      ->type_name("SECONDS")
+      ->capture_default_str();
   verb->add_option("--min-bytes", flags->min_bytes, "Collectives: the smallest size of the sweep (bytes; K, M, G)")
       ->type_name("SIZE")
       ->capture_default_str();
@@ -171,6 +193,12 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
     const Suite suite = load_suite(flags->suite, flags->seed);
     const bool collectives = selects_collectives(suite, *flags, *verb, s.benchmark_flags);
     const CollectiveBenchSettings collective = collectives ? collective_settings(*flags) : CollectiveBenchSettings{};
+    if (!collectives) {
+      take_time_flags(s.benchmark_flags, s.sampling);
+      s.sampling.max_noise = flags->max_noise_pct / 100.0;
+      s.sampling.max_time_s = flags->max_time_s;
+      validate(s.sampling);
+    }
     auto registry = load_registry(*options);
     for (const auto& u : registry->unavailable()) fmt::print(stderr, "opcert: unavailable: {}: {}\n", u.source, u.reason);
     const auto selected = select_backends(*registry, options->backend);

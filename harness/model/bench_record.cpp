@@ -36,4 +36,11 @@ std::optional<double> repetition_spread(const std::vector<BenchRun>& runs) {
   return std::max(reps.back() - median, median - reps.front()) / median;
 }
 
+std::optional<double> largest_noise(const std::vector<BenchRun>& runs) {
+  std::optional<double> largest;
+  for (const auto& r : runs)
+    if (r.sampling && r.error.empty()) largest = std::max(largest.value_or(0.0), r.sampling->noise);
+  return largest;
+}
+
 }  // namespace opcert

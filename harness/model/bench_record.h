@@ -9,9 +9,19 @@
 #include <string>
 #include <vector>
 
+#include "model/measurement_conditions.h"
 #include "model/status.h"
 
 namespace opcert {
+
+/// How one repetition's launches were sampled (noise-aware stopping, bench/sampling_policy.h).
+struct Sampling {
+  int64_t samples = 0;      ///< launches timed
+  double noise = 0.0;       ///< relative standard deviation of their times, a fraction
+  std::string stopped_by;   ///< "noise", "time_limit" or "samples" (a fixed count)
+  double elapsed_s = 0.0;   ///< wall time the sampling took, flushes and waits included
+  SamplingConditions conditions;
+};
 
 /// One run as Google Benchmark reports it, a repetition or an aggregate of them; bench.json holds
 /// them in Google Benchmark's JSON shape (so its tools/compare.py reads two runs).
@@ -30,6 +40,7 @@ struct BenchRun {
   double cpu_seconds = 0.0;         ///< the host's CPU time per launch
   std::string error;                ///< why the run stopped ("" when it did not)
   std::map<std::string, double> counters;  ///< tflops, gbps, pct_peak, speedup_vs_peer, pct_of_copy
+  std::optional<Sampling> sampling;  ///< a repetition's sampling; empty for an aggregate or a collective
 };
 
 /// The sweep's figures of one collective row (nccl-tests' columns).
@@ -77,6 +88,9 @@ struct BenchRecord {
   std::optional<double> pct_peak;
   std::optional<double> speedup_vs_peer;  ///< the peer's time over this one's, on the same case
   std::optional<double> pct_of_copy;      ///< 100 · the copy baseline's time over this one's
+  std::optional<double> noise;            ///< the largest noise of the repetitions, a fraction
+  bool noise_limited = false;             ///< a repetition stopped at the time limit, above the noise target
+  std::vector<std::string> condition_flags;  ///< "throttled", "clock-capped": from any reading of any repetition
   std::optional<CollectiveFigures> collective;
 };
 
@@ -84,5 +98,7 @@ struct BenchRecord {
 std::optional<double> typical_seconds(const std::vector<BenchRun>& runs);
 /// max/min spread of the repetitions around their median, a fraction; empty under two repetitions.
 std::optional<double> repetition_spread(const std::vector<BenchRun>& runs);
+/// The largest noise of the sampled repetitions; empty when none was sampled.
+std::optional<double> largest_noise(const std::vector<BenchRun>& runs);
 
 }  // namespace opcert

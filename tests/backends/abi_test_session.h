@@ -67,8 +67,11 @@ struct OpCall {
 /// One initialised backend, reached through its opcert_api table.
 class Session {
  public:
-  explicit Session(const opcert_api* api) : api_(api) {
-    opcert_initialize_args a{sizeof(a), OPCERT_ABI_VERSION_MAJOR, OPCERT_ABI_VERSION_MINOR, nullptr};
+  /// Initialises the backend as a host of ABI 1.`host_minor` (this one's by default; 0: a host
+  /// from before publish_outputs, which reads the outputs right after run_op).
+  explicit Session(const opcert_api* api, int32_t host_minor = OPCERT_ABI_VERSION_MINOR)
+      : api_(api), host_minor_(host_minor) {
+    opcert_initialize_args a{sizeof(a), OPCERT_ABI_VERSION_MAJOR, host_minor, nullptr};
     const Outcome init = take(api_->initialize(&a));
     if (init.code != OPCERT_ERROR_OK) throw std::runtime_error("backend initialize failed: " + init.message);
     backend_ = a.backend;
@@ -83,11 +86,14 @@ class Session {
   const opcert_api* api() const { return api_; }
   opcert_backend* backend() const { return backend_; }
 
-  /// run_op, then publish_outputs (ABI 1.1) as the host does before it reads the outputs.
-  Outcome run(const opcert_op_call& call) {
+  /// run_op, then publish_outputs (ABI 1.1) as the host does before it reads the outputs; a 1.0
+  /// host, or `publish` false, stops after run_op.
+  Outcome run(const opcert_op_call& call, bool publish = true) {
     opcert_run_op_args a{sizeof(a), backend_, &call, nullptr};
     Outcome out = take(api_->run_op(&a));
-    if (out.code != OPCERT_ERROR_OK || !OPCERT_API_HAS(api_, opcert_api, publish_outputs)) return out;
+    if (out.code != OPCERT_ERROR_OK || !publish || host_minor_ < 1 ||
+        !OPCERT_API_HAS(api_, opcert_api, publish_outputs))
+      return out;
     opcert_publish_outputs_args p{sizeof(p), backend_, &call, 0};
     return take(api_->publish_outputs(&p));
   }
@@ -119,6 +125,7 @@ class Session {
 
  private:
   const opcert_api* api_;
+  int32_t host_minor_;
   opcert_backend* backend_ = nullptr;
 };
 

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 std::string timed_args(const std::string& out, const std::string& filter) {
   return std::string("bench --plugin ") + TEST_TIMED_PLUGIN + " --backend timed --no-peer --suite " + TIMED_SUITE +
-         " --out " + out + " --filter '" + filter + "' --benchmark_min_time=0.1";
+         " --out " + out + " --filter '" + filter + "' --benchmark_min_time=0.1 --max-time 1";
 }
 
 const json* find_benchmark(const json& bench, const std::string& prefix) {
@@ -125,7 +125,7 @@ TEST(BenchEndToEnd, TheCpuBackendIsTimedWithWallClockAndItsRooflineCountersAreTh
   TempDir dir;
   const std::string out = dir.path() + "/out";
   const auto r = run_opcert("bench --backend cpu --suite " + std::string(TIMED_SUITE) + " --out " + out +
-                            " --filter '^sleep20$' --benchmark_min_time=0.05");
+                            " --filter '^sleep20$' --benchmark_min_time=0.05 --max-time 1");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const json report = read_json(fs::path(out) / "report.json");
   bool cpu_seen = false;
@@ -171,7 +171,9 @@ TEST(BenchEndToEnd, ACopyBaselineGivesMemoryBoundRowsTheirPercentOfCopy) {
   EXPECT_LT(pct, 5.0);
   EXPECT_NEAR(pct, 100.0 * copy->at("seconds").get<double>() / op->at("seconds").get<double>(), 1e-6 * pct);
   const std::string problems = schema_problems(REPORT_SCHEMA, fs::path(out) / "report.json");
-  if (problems != "skip") EXPECT_EQ(problems, "") << problems;
+  if (problems != "skip") {
+    EXPECT_EQ(problems, "") << problems;
+  }
 }
 
 TEST(BenchEndToEnd, FlagsOpcertOwnsOrDoesNotKnowAreOneLineErrors) {

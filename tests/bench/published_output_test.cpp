@@ -36,7 +36,7 @@ TEST(PublishedOutputs, RunPublishesBeforeTheCheckReadsTheOutputs) {
 TEST(PublishedOutputs, BenchRecordsTheBytesPublishedAfterTimingAndTheLibraryCall) {
   TempDir dir;
   const std::string out = dir.path() + "/out";
-  const auto r = run_opcert(plugin_args("bench", out) + " --benchmark_min_time=0.01");
+  const auto r = run_opcert(plugin_args("bench", out) + " --benchmark_min_time=0.01 --max-time 1");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const json report = read_json(fs::path(out) / "report.json");
   ASSERT_EQ(report.at("benchmarks").size(), 1u);

@@ -61,6 +61,43 @@ TEST_F(ReportSchema, WrittenReportValidates) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
+TEST_F(ReportSchema, ABenchReportWithSamplingAndGpuReadingsValidates) {
+  make_json_report_writer()->write(test::sample_bench_report(), dir_.path());
+  const auto r = validate(dir_.path() / "report.json");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const json doc = json::parse(test::read_file(dir_.path() / "report.json"));
+  const json& b = doc["benchmarks"][0];
+  const json& rep = b["repetitions"][1];
+  EXPECT_EQ(rep["samples"], 9000);
+  EXPECT_EQ(rep["iterations"], 9000);
+  EXPECT_EQ(rep["stopped_by"], "time_limit");
+  EXPECT_EQ(rep["conditions"]["start"]["sm_clock_mhz"], 1755);
+  EXPECT_EQ(rep["conditions"]["start"]["power_w"], 699.8);
+  EXPECT_EQ(rep["conditions"]["start"]["clock_reasons"], json({"sw_power_cap"}));
+  EXPECT_EQ(rep["conditions"]["end"]["clock_reasons"], json({"gpu_idle", "sw_power_cap"}));
+  EXPECT_EQ(b["condition_flags"], json({"throttled"}));
+  EXPECT_EQ(b["noise"], 0.008);
+  EXPECT_EQ(b["noise_limited"], true);
+  EXPECT_EQ(doc["bench_settings"]["conditions"]["devices"][0]["power_limit_w"], 700.0);
+}
+
+TEST_F(ReportSchema, RejectsABenchmarkWithoutItsReadingsOrWithABadOne) {
+  // The schema must hold the conditions to their shape: a clock as text, a missing end reading, a
+  // flag opcert never writes and a benchmark without its noise are all refused.
+  json doc = report_to_json(test::sample_bench_report());
+  doc["benchmarks"][0]["repetitions"][0]["conditions"]["start"]["sm_clock_mhz"] = "1980 MHz";
+  doc["benchmarks"][0]["repetitions"][1]["conditions"].erase("end");
+  doc["benchmarks"][0]["condition_flags"] = json({"slow"});
+  doc["benchmarks"][0].erase("noise");
+  test::write_file(dir_.path() / "bad.json", doc.dump());
+  const auto r = validate(dir_.path() / "bad.json");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("/benchmarks/0/repetitions/0/conditions"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("/benchmarks/0/repetitions/1/conditions"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("'slow'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("'noise' is a required property"), std::string::npos) << r.output;
+}
+
 TEST_F(ReportSchema, EmptyInterruptedRunValidates) {
   RunReport report;
   report.complete = false;
@@ -96,7 +133,7 @@ TEST_F(ReportSchema, RejectsWhatIsNotAReport) {
 
 TEST(JsonReport, HeaderFieldsAndSuite) {
   const json doc = report_to_json(test::sample_report());
-  EXPECT_EQ(doc["schema_version"], "2.0");
+  EXPECT_EQ(doc["schema_version"], "2.1");
   EXPECT_EQ(doc["kind"], "opcert-conformance-report");
   EXPECT_EQ(doc["opcert_version"], "0.1.0");
   EXPECT_EQ(doc["seed"], 7);

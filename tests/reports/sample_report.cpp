@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "reports/alignment.h"
+#include "reports/json_report_writer.h"
 
 namespace opcert::test {
 
@@ -71,6 +72,73 @@ RunReport sample_report() {
   rs.push_back(result("torch", "gemm", "g3", Status::kPassed, 0.0));
   fill_alignment(rs, "torch");
   report.exit_code = 1;
+  return report;
+}
+
+RunReport sample_bench_report() {
+  RunReport report = sample_report();
+  report.kind = kBenchReportKind;
+  report.results.resize(1);
+  const auto reading = [](uint32_t sm, double watts, uint64_t reasons) {
+    GpuReading r;
+    r.sm_clock_mhz = sm;
+    r.memory_clock_mhz = 2619;
+    r.power_w = watts;
+    r.temperature_c = 61;
+    r.clock_reasons = reasons;
+    return r;
+  };
+  BenchRecord b;
+  b.name = "g1/acme.gemm";
+  b.backend = "acme";
+  b.impl_key = "acme.gemm";
+  b.case_id = "g1";
+  b.op = "gemm";
+  b.check = Status::kPassed;
+  b.timing = "events";
+  b.flops = 2e12;
+  b.bytes = 1e9;
+  b.compute_dtype = "bf16";
+  for (int i = 0; i < 2; ++i) {
+    BenchRun run;
+    run.name = run.run_name = "g1/acme.gemm/manual_time";
+    run.repetitions = 2;
+    run.repetition_index = i;
+    Sampling s;
+    s.samples = i == 0 ? 412 : 9000;
+    run.iterations = s.samples;
+    run.seconds = i == 0 ? 3.0e-3 : 3.2e-3;
+    s.noise = i == 0 ? 0.002 : 0.008;
+    s.stopped_by = i == 0 ? "noise" : "time_limit";
+    s.elapsed_s = i == 0 ? 1.3 : 5.0;
+    s.conditions.start = reading(i == 0 ? 1980 : 1755, i == 0 ? 640.5 : 699.8, i == 0 ? 0 : clock_reason::kSwPowerCap);
+    s.conditions.end = reading(1755, 120.0, clock_reason::kGpuIdle | clock_reason::kSwPowerCap);
+    run.sampling = s;
+    b.runs.push_back(run);
+  }
+  b.seconds = 3.1e-3;
+  b.spread = 0.2e-3 / 3.1e-3;
+  b.tflops = 2e12 / 3.1e-3 / 1e12;
+  b.noise = 0.008;
+  b.noise_limited = true;
+  std::vector<SamplingConditions> conditions;
+  for (const auto& run : b.runs) conditions.push_back(run.sampling->conditions);
+  b.condition_flags = condition_flags(conditions);
+  report.benchmarks.push_back(b);
+  report.bench_settings = {
+      {"cold_l2", false},
+      {"copy_baseline", false},
+      {"benchmark_flags", {"--benchmark_repetitions=2"}},
+      {"sampling",
+       {{"min_time_s", 0.5}, {"fixed_samples", nullptr}, {"max_noise", 0.005}, {"max_time_s", 5.0},
+        {"min_samples", 10}, {"warmup_s", 0.05}, {"warmup_launches", 3}}},
+      {"conditions",
+       {{"source", "nvml"},
+        {"driver_version", "580.159.04"},
+        {"nvml_version", "13.580.159.04"},
+        {"devices",
+         {{{"cuda_index", 0}, {"name", "NVIDIA H100 80GB HBM3"}, {"uuid", "GPU-0"}, {"max_sm_clock_mhz", 1980},
+           {"max_memory_clock_mhz", 2619}, {"power_limit_w", 700.0}}}}}}};
   return report;
 }
 

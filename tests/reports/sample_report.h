@@ -24,4 +24,9 @@ CaseResult result(const std::string& backend, const std::string& op, const std::
 /// After fill_alignment: cpu g1 2.5, cpu g2 NaN, cpu g3 1, acme g1 0.5.
 RunReport sample_report();
 
+/// A bench run over sample_report()'s header: one benchmark of gemm g1 on acme (a GPU), two
+/// repetitions sampled under --max-noise 0.5%: the first stopped by its noise (0.2%) with the GPU at
+/// 1980 MHz, the second at the time limit (0.8%) with the GPU power-capped at 1755 MHz, then idle.
+RunReport sample_bench_report();
+
 }  // namespace opcert::test

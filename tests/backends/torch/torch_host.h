@@ -147,7 +147,8 @@ struct Operand {
 /// copied into memory the backend allocates on its device.
 class TorchHost {
  public:
-  TorchHost() : session_(opcert_torch_backend_get_api()) {
+  /// A host of ABI 1.`host_minor` (see test::abi::Session).
+  explicit TorchHost(int32_t host_minor = OPCERT_ABI_VERSION_MINOR) : session_(opcert_torch_backend_get_api(), host_minor) {
     opcert_device_info_args info{sizeof(info), backend(), 0, {}, nullptr, 0, 0};
     EXPECT_EQ(api()->device_info(&info), nullptr);
     device_ = info.device;
@@ -156,11 +157,14 @@ class TorchHost {
   const opcert_api* api() const { return session_.api(); }
   opcert_backend* backend() const { return session_.backend(); }
 
-  /// Runs `key`; outputs are read back into `outputs` on success.
+  /// Runs `key` (and publishes its outputs, as the host does, unless publishing is off); outputs
+  /// are read back into `outputs` on success.
   Outcome run(const std::string& key, const std::vector<Operand>& inputs, std::vector<Operand>& outputs,
               const std::vector<Attr>& attrs = {}) {
     return call(key, inputs, outputs, attrs, false);
   }
+  /// Off: run() reads the outputs right after run_op, without publish_outputs.
+  void set_publishing(bool on) { publish_ = on; }
   /// Asks query_op about the call (no data needed, but buffers are passed anyway).
   Outcome query(const std::string& key, const std::vector<Operand>& inputs, std::vector<Operand> outputs,
                 const std::vector<Attr>& attrs = {}) {
@@ -197,7 +201,7 @@ class TorchHost {
     if (query_only) {
       result = session_.query(c.call);
     } else {
-      result = session_.run(c.call);
+      result = session_.run(c.call, publish_);
       opcert_synchronize_args sync{sizeof(sync), backend(), device_};
       expect_ok(api()->synchronize(&sync));
       for (std::size_t i = 0; result.code == OPCERT_ERROR_OK && i < outputs.size(); ++i) {
@@ -215,6 +219,7 @@ class TorchHost {
 
   test::abi::Session session_;
   opcert_device device_{OPCERT_DEVICE_CPU, 0};
+  bool publish_ = true;
 };
 
 /// Deterministic pseudo-random values in [lo, hi] (an LCG: the tests need variety, not quality).

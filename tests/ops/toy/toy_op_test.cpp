@@ -74,7 +74,7 @@ TEST(ToyOp, BenchTimesItWithItsWorkModel) {
   TempDir dir;
   const std::string out = dir.path() + "/out";
   const auto r = run_opcert(toy_args("bench", out) + " --impl 'toytest.toy_scale.exact' --filter 'n1000$' "
-                                                     "--benchmark_min_time=0.01");
+                                                     "--benchmark_min_time=0.01 --max-time 1");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const json report = read_json(fs::path(out) / "report.json");
   ASSERT_EQ(report.at("benchmarks").size(), 1u) << report.dump(2);

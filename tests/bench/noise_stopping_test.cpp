@@ -1,0 +1,159 @@
+// Noise-aware stopping end to end, with the paced test plugin (an fp32 softmax whose device time is
+// set per launch: 2 ms on the sleep20 case, steady or ±20% jittery): a steady benchmark stops once
+// its minimum time is measured, a jittery one samples on to --max-time and says so; the time flags
+// take either Google Benchmark version's spelling.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "bench/report_files.h"
+#include "cli/run_opcert.h"
+
+namespace opcert::test {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string paced_args(const std::string& out, const std::string& impl, const std::string& extra) {
+  return std::string("bench --plugin ") + TEST_PACED_PLUGIN + " --backend paced --no-peer --suite " + TIMED_SUITE +
+         " --out " + out + " --filter '^sleep20$' --impl " + impl + " " + extra;
+}
+
+struct Bench {
+  CommandResult result;
+  json report;
+  json record;  // the one benchmark
+};
+
+Bench bench(const std::string& impl, const std::string& extra) {
+  TempDir dir;
+  const std::string out = dir.path() + "/out";
+  Bench b{run_opcert(paced_args(out, impl, extra)), json(), json()};
+  if (b.result.exit_code == 0) {
+    b.report = read_json(fs::path(out) / "report.json");
+    if (b.report.at("benchmarks").size() == 1) b.record = b.report.at("benchmarks")[0];
+    const std::string problems = schema_problems(REPORT_SCHEMA, fs::path(out) / "report.json");
+    if (problems != "skip") {
+      EXPECT_EQ(problems, "") << problems;
+    }
+  }
+  return b;
+}
+
+const json& only_repetition(const Bench& b) { return b.record.at("repetitions").at(0); }
+
+TEST(NoiseStopping, AJitteryBenchmarkSamplesLongerThanASteadyOne) {
+  const std::string flags = "--benchmark_min_time=0.05 --max-time 1";
+  const Bench steady = bench("paced.softmax.steady", flags);
+  const Bench jittery = bench("paced.softmax.jittery", flags);
+  ASSERT_EQ(steady.result.exit_code, 0) << steady.result.out << steady.result.err;
+  ASSERT_EQ(jittery.result.exit_code, 0) << jittery.result.out << jittery.result.err;  // noise never gates
+
+  // Steady: 2 ms a launch, no noise: done once 0.05 s are measured (25 launches), long before the limit.
+  const json& s = only_repetition(steady);
+  EXPECT_EQ(s.at("stopped_by"), "noise");
+  EXPECT_LT(s.at("noise").get<double>(), 1e-6);
+  EXPECT_GE(s.at("samples").get<int>(), 25);
+  EXPECT_LE(s.at("samples").get<int>(), 26);
+  EXPECT_EQ(s.at("iterations"), s.at("samples"));
+  EXPECT_LT(s.at("sampling_s").get<double>(), 1.0);
+  EXPECT_NEAR(steady.record.at("seconds").get<double>(), 0.002, 1e-9);
+  EXPECT_EQ(steady.record.at("noise_limited"), false);
+
+  // Jittery: ±20% uniform is about 11.5% of noise, far above 0.5%: it samples to the limit.
+  const json& j = only_repetition(jittery);
+  EXPECT_EQ(j.at("stopped_by"), "time_limit");
+  EXPECT_GT(j.at("noise").get<double>(), 0.08);
+  EXPECT_LT(j.at("noise").get<double>(), 0.15);
+  EXPECT_GE(j.at("sampling_s").get<double>(), 1.0);
+  EXPECT_GT(j.at("sampling_s").get<double>(), s.at("sampling_s").get<double>());
+  EXPECT_GT(j.at("samples").get<int>(), s.at("samples").get<int>());
+  EXPECT_EQ(jittery.record.at("noise_limited"), true);
+  EXPECT_NEAR(jittery.record.at("seconds").get<double>(), 0.002, 0.0002);
+
+  // The table shows the noise each reached, and marks the one that stopped at the limit.
+  EXPECT_NE(steady.result.out.find("0.00%"), std::string::npos) << steady.result.out;
+  EXPECT_EQ(steady.result.out.find("--max-time"), std::string::npos) << steady.result.out;
+  EXPECT_NE(jittery.result.out.find("%!"), std::string::npos) << jittery.result.out;
+  EXPECT_NE(jittery.result.out.find("reached --max-time with their noise above --max-noise"), std::string::npos)
+      << jittery.result.out;
+
+  // The policy is on record.
+  const json& policy = jittery.report.at("bench_settings").at("sampling");
+  EXPECT_EQ(policy.at("max_noise").get<double>(), 0.005);
+  EXPECT_EQ(policy.at("max_time_s").get<double>(), 1.0);
+  EXPECT_EQ(policy.at("min_time_s").get<double>(), 0.05);
+}
+
+TEST(NoiseStopping, ALooserTargetStopsTheJitteryOneAtTheMinimum) {
+  const Bench b = bench("paced.softmax.jittery", "--benchmark_min_time=0.05 --max-time 5 --max-noise 50");
+  ASSERT_EQ(b.result.exit_code, 0) << b.result.out << b.result.err;
+  const json& rep = only_repetition(b);
+  EXPECT_EQ(rep.at("stopped_by"), "noise");
+  EXPECT_LT(rep.at("sampling_s").get<double>(), 5.0);
+  EXPECT_EQ(b.record.at("noise_limited"), false);
+}
+
+TEST(NoiseStopping, NoTargetStopsAtTheMinimumTime) {
+  const Bench b = bench("paced.softmax.jittery", "--benchmark_min_time=0.05 --max-noise 0");
+  ASSERT_EQ(b.result.exit_code, 0) << b.result.out << b.result.err;
+  EXPECT_EQ(only_repetition(b).at("stopped_by"), "min_time");
+}
+
+TEST(NoiseStopping, MinTimeTakesEitherSpellingAndACount) {
+  // Google Benchmark 1.7 refuses "0.05s", 1.8 the bare number: opcert takes both, the same way.
+  const Bench bare = bench("paced.softmax.steady", "--benchmark_min_time=0.05");
+  const Bench suffixed = bench("paced.softmax.steady", "--benchmark_min_time=0.05s");
+  ASSERT_EQ(bare.result.exit_code, 0) << bare.result.out << bare.result.err;
+  ASSERT_EQ(suffixed.result.exit_code, 0) << suffixed.result.out << suffixed.result.err;
+  EXPECT_EQ(only_repetition(bare).at("samples"), only_repetition(suffixed).at("samples"));
+  EXPECT_EQ(bare.report.at("bench_settings").at("sampling").at("min_time_s").get<double>(), 0.05);
+
+  const Bench counted = bench("paced.softmax.jittery", "--benchmark_min_time=40x");
+  ASSERT_EQ(counted.result.exit_code, 0) << counted.result.out << counted.result.err;
+  EXPECT_EQ(only_repetition(counted).at("samples"), 40);
+  EXPECT_EQ(only_repetition(counted).at("stopped_by"), "samples");
+  EXPECT_EQ(counted.report.at("bench_settings").at("sampling").at("fixed_samples"), 40);
+}
+
+TEST(NoiseStopping, EveryRepetitionIsSampledOnItsOwn) {
+  const Bench b = bench("paced.softmax.steady", "--benchmark_min_time=0.02 --benchmark_repetitions=3");
+  ASSERT_EQ(b.result.exit_code, 0) << b.result.out << b.result.err;
+  ASSERT_EQ(b.record.at("repetitions").size(), 3u);
+  for (const auto& rep : b.record.at("repetitions")) {
+    EXPECT_EQ(rep.at("stopped_by"), "noise");
+    EXPECT_GE(rep.at("samples").get<int>(), 10);
+  }
+}
+
+TEST(NoiseStopping, OffAGpuThereAreNoReadingsAndTheReportSaysWhy) {
+  const Bench b = bench("paced.softmax.steady", "--benchmark_min_time=0.02");
+  ASSERT_EQ(b.result.exit_code, 0) << b.result.out << b.result.err;
+  const json& conditions = only_repetition(b).at("conditions");
+  EXPECT_TRUE(conditions.at("start").is_null());
+  EXPECT_TRUE(conditions.at("end").is_null());
+  EXPECT_TRUE(b.record.at("condition_flags").empty());
+  const json& source = b.report.at("bench_settings").at("conditions");
+  EXPECT_TRUE(source.at("source").is_null());
+  EXPECT_EQ(source.at("unavailable"), "no CUDA device was benchmarked");
+  EXPECT_EQ(b.result.out.find("SM MHz"), std::string::npos) << b.result.out;  // no GPU, no clock column
+}
+
+TEST(NoiseStopping, BadTimeFlagsAreOneLineErrors) {
+  for (const std::string extra : {"--benchmark_min_time=fast", "--benchmark_min_time=0x", "--benchmark_min_time",
+                                  "--benchmark_min_warmup_time=-1", "--max-noise -1", "--max-noise 100",
+                                  "--max-time 0", "--benchmark_min_time=2 --max-time 1"}) {
+    TempDir dir;
+    const auto r = run_opcert(paced_args(dir.path() + "/out", "paced.softmax.steady", extra));
+    EXPECT_EQ(r.exit_code, 2) << extra << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find("opcert: error:"), std::string::npos) << extra << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << extra << ": " << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace opcert::test

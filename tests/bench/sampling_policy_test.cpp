@@ -1,0 +1,133 @@
+// bench/sampling_policy.h: the running noise of sample times, when a sampling stops and why, and
+// the time flags opcert takes from Google Benchmark's in either version's spelling.
+#include "bench/sampling_policy.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "model/input_error.h"
+
+namespace opcert {
+namespace {
+
+TEST(NoiseTracker, MatchesTheTwoPassStandardDeviation) {
+  const std::vector<double> xs = {1.0e-3, 1.1e-3, 0.9e-3, 1.05e-3, 0.97e-3, 1.2e-3};
+  NoiseTracker t;
+  for (double x : xs) t.add(x);
+  const double mean = std::accumulate(xs.begin(), xs.end(), 0.0) / xs.size();
+  double ss = 0;
+  for (double x : xs) ss += (x - mean) * (x - mean);
+  EXPECT_EQ(t.count(), 6);
+  EXPECT_NEAR(t.total(), mean * 6, 1e-15);
+  EXPECT_NEAR(t.mean(), mean, 1e-15);
+  EXPECT_NEAR(t.relative_stddev(), std::sqrt(ss / 5) / mean, 1e-12);
+}
+
+TEST(NoiseTracker, OneSampleOrEqualSamplesHaveNoNoise) {
+  NoiseTracker t;
+  EXPECT_EQ(t.relative_stddev(), 0.0);
+  t.add(2e-3);
+  EXPECT_EQ(t.relative_stddev(), 0.0);
+  for (int i = 0; i < 100; ++i) t.add(2e-3);
+  EXPECT_NEAR(t.relative_stddev(), 0.0, 1e-12);
+}
+
+NoiseTracker samples(int n, double seconds, double jitter) {
+  NoiseTracker t;
+  for (int i = 0; i < n; ++i) t.add(seconds * (1 + (i % 2 == 0 ? jitter : -jitter)));
+  return t;
+}
+
+TEST(ShouldStop, AQuietSamplingStopsOnceItHasItsMinimumTimeAndSamples) {
+  SamplingPolicy p;
+  p.min_time_s = 0.1;
+  EXPECT_EQ(should_stop(p, samples(9, 0.02, 0), 0.2), StopReason::kContinue);   // time, but 9 samples
+  EXPECT_EQ(should_stop(p, samples(10, 0.005, 0), 0.2), StopReason::kContinue);  // 10 samples, 0.05 s
+  EXPECT_EQ(should_stop(p, samples(20, 0.005, 0), 0.2), StopReason::kNoise);
+}
+
+TEST(ShouldStop, ANoisySamplingGoesOnToTheTimeLimit) {
+  SamplingPolicy p;
+  p.min_time_s = 0.1;
+  p.max_time_s = 2.0;
+  const NoiseTracker noisy = samples(1000, 0.001, 0.01);  // 1% noise against a 0.5% target
+  EXPECT_EQ(should_stop(p, noisy, 1.9), StopReason::kContinue);
+  EXPECT_EQ(should_stop(p, noisy, 2.0), StopReason::kTimeLimit);
+  p.max_noise = 0.02;
+  EXPECT_EQ(should_stop(p, noisy, 1.0), StopReason::kNoise);
+  p.max_noise = 0;
+  EXPECT_EQ(should_stop(p, noisy, 1.0), StopReason::kMinTime);
+}
+
+TEST(ShouldStop, AFixedCountIgnoresTimeAndNoise) {
+  SamplingPolicy p;
+  p.fixed_samples = 5;
+  EXPECT_EQ(should_stop(p, samples(4, 1.0, 0.5), 100.0), StopReason::kContinue);
+  EXPECT_EQ(should_stop(p, samples(5, 1e-6, 0.5), 0.0), StopReason::kSamples);
+}
+
+TEST(ShouldStop, ReasonsHaveTheirReportNames) {
+  EXPECT_EQ(stop_reason_name(StopReason::kNoise), "noise");
+  EXPECT_EQ(stop_reason_name(StopReason::kMinTime), "min_time");
+  EXPECT_EQ(stop_reason_name(StopReason::kTimeLimit), "time_limit");
+  EXPECT_EQ(stop_reason_name(StopReason::kSamples), "samples");
+}
+
+TEST(TimeFlags, BothSpellingsOfSecondsACountAndTheWarmUpAreTakenTheRestPassThrough) {
+  std::vector<std::string> flags = {"--benchmark_repetitions=3", "--benchmark_min_time=0.3",
+                                    "--benchmark_min_warmup_time=1.5s", "--benchmark_filter=x"};
+  SamplingPolicy p;
+  take_time_flags(flags, p);
+  EXPECT_EQ(flags, (std::vector<std::string>{"--benchmark_repetitions=3", "--benchmark_filter=x"}));
+  EXPECT_EQ(p.min_time_s, 0.3);
+  EXPECT_EQ(p.warmup_s, 1.5);
+  EXPECT_FALSE(p.fixed_samples);
+
+  std::vector<std::string> suffixed = {"--benchmark_min_time=0.3s"};
+  SamplingPolicy q;
+  take_time_flags(suffixed, q);
+  EXPECT_TRUE(suffixed.empty());
+  EXPECT_EQ(q.min_time_s, 0.3);
+
+  std::vector<std::string> counted = {"--benchmark_min_time=250x"};
+  take_time_flags(counted, q);
+  EXPECT_EQ(q.fixed_samples, 250);
+}
+
+TEST(TimeFlags, BadValuesNameTheFlag) {
+  for (const std::string flag : {"--benchmark_min_time=", "--benchmark_min_time=s", "--benchmark_min_time=-1",
+                                 "--benchmark_min_time=0x", "--benchmark_min_time=1.5x", "--benchmark_min_time=nan",
+                                 "--benchmark_min_time", "--benchmark_min_warmup_time=10x"}) {
+    std::vector<std::string> flags = {flag};
+    SamplingPolicy p;
+    try {
+      take_time_flags(flags, p);
+      ADD_FAILURE() << flag << " was taken";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("--benchmark_min"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Validate, RejectsWhatCannotStop) {
+  SamplingPolicy p;
+  EXPECT_NO_THROW(validate(p));
+  p.max_noise = -0.01;
+  EXPECT_THROW(validate(p), InputError);
+  p.max_noise = 1.0;
+  EXPECT_THROW(validate(p), InputError);
+  p = SamplingPolicy{};
+  p.max_time_s = 0;
+  EXPECT_THROW(validate(p), InputError);
+  p = SamplingPolicy{};
+  p.min_time_s = 10;
+  p.max_time_s = 5;
+  EXPECT_THROW(validate(p), InputError);
+  p.fixed_samples = 100;  // a count has no minimum time
+  EXPECT_NO_THROW(validate(p));
+}
+
+}  // namespace
+}  // namespace opcert

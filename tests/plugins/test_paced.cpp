@@ -1,0 +1,70 @@
+// Test plugin "paced": an fp32 softmax whose device time is set, not measured, so that the bench's
+// noise-aware stopping can be tested on a loaded machine. Its events read a clock of the plugin's
+// own that each launch moves on by the launch's nominal time:
+//   paced.softmax.steady   x.dim(0) / 10 milliseconds every time (noise 0)
+//   paced.softmax.jittery  the same ± up to 20%, from a fixed pseudo-random sequence (noise ~11%)
+// Both compute a correct softmax; a launch takes microseconds of real time.
+#include <opcert/sdk/backend.h>
+
+#include <cstdint>
+
+#include "fp32_softmax.h"
+
+struct opcert_event {
+  double at_ms = 0.0;
+};
+
+namespace {
+
+using opcert::sdk::OpCall;
+using opcert::sdk::Support;
+
+double device_clock_ms = 0.0;  // the plugin's device: launches run one at a time
+uint64_t jitter_state = 0x9e3779b97f4a7c15ULL;
+
+double nominal_ms(const OpCall& call) { return static_cast<double>(call.input("x").dim(0)) / 10.0; }
+
+// A uniform draw from [-1, 1) (xorshift64: the same sequence on every run).
+double next_jitter() {
+  jitter_state ^= jitter_state << 13;
+  jitter_state ^= jitter_state >> 7;
+  jitter_state ^= jitter_state << 17;
+  return static_cast<double>(jitter_state >> 11) / static_cast<double>(uint64_t{1} << 52) - 1.0;
+}
+
+Support query_softmax(const OpCall& call) { return opcert::test_plugin::query_fp32_softmax(call, "paced"); }
+
+void run_steady(const OpCall& call) {
+  opcert::test_plugin::run_fp32_softmax(call);
+  device_clock_ms += nominal_ms(call);
+}
+
+void run_jittery(const OpCall& call) {
+  opcert::test_plugin::run_fp32_softmax(call);
+  device_clock_ms += nominal_ms(call) * (1.0 + 0.2 * next_jitter());
+}
+
+class Paced : public opcert::sdk::Backend, public opcert::sdk::EventBackend {
+ public:
+  static constexpr bool kHasEvents = true;
+
+  Paced() {
+    add({"paced.softmax.steady", "softmax", "fp32 softmax taking dim 0 / 10 ms of device time, always", query_softmax,
+         run_steady});
+    add({"paced.softmax.jittery", "softmax", "fp32 softmax taking dim 0 / 10 ms of device time, +-20%", query_softmax,
+         run_jittery});
+  }
+
+  opcert::sdk::BackendInfo info() const override {
+    return {"paced", "0.0.1", "opcert tests", "device time set per launch (noise-aware stopping tests)"};
+  }
+
+  opcert_event* event_create(opcert_device) override { return new opcert_event{}; }
+  void event_destroy(opcert_event* event) override { delete event; }
+  void event_record(opcert_event* event) override { event->at_ms = device_clock_ms; }
+  double event_elapsed_ms(opcert_event* start, opcert_event* stop) override { return stop->at_ms - start->at_ms; }
+};
+
+}  // namespace
+
+OPCERT_SDK_EXPORT_PLUGIN(Paced)
