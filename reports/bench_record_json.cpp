@@ -2,6 +2,9 @@
 
 #include "reports/number_format.h"
 
+#include <cmath>
+#include <stdexcept>
+
 namespace opcert {
 namespace {
 
@@ -142,6 +145,142 @@ json google_benchmark_runs_json(const BenchRecord& r) {
     runs.push_back(std::move(b));
   }
   return runs;
+}
+
+namespace {
+
+// A number written by json_number: a JSON number, or "nan", "inf", "-inf"; empty for null or absent.
+std::optional<double> read_number(const json& doc, const char* name) {
+  const auto it = doc.find(name);
+  if (it == doc.end() || it->is_null()) return std::nullopt;
+  if (it->is_number()) return it->get<double>();
+  if (it->is_string()) {
+    const auto text = it->get<std::string>();
+    if (text == "nan") return std::nan("");
+    if (text == "inf") return INFINITY;
+    if (text == "-inf") return -INFINITY;
+  }
+  throw std::runtime_error(std::string("benchmark field '") + name + "' is not a number");
+}
+
+std::string read_string(const json& doc, const char* name) {
+  const auto it = doc.find(name);
+  return it == doc.end() || it->is_null() ? std::string() : it->get<std::string>();
+}
+
+template <class T>
+std::optional<T> read_optional(const json& doc, const char* name) {
+  const auto it = doc.find(name);
+  if (it == doc.end() || it->is_null()) return std::nullopt;
+  return it->get<T>();
+}
+
+std::optional<GpuReading> reading_from(const json& doc) {
+  if (doc.is_null()) return std::nullopt;
+  GpuReading r;
+  r.sm_clock_mhz = read_optional<uint32_t>(doc, "sm_clock_mhz");
+  r.memory_clock_mhz = read_optional<uint32_t>(doc, "memory_clock_mhz");
+  r.power_w = read_number(doc, "power_w");
+  r.temperature_c = read_optional<uint32_t>(doc, "temperature_c");
+  return r;  // the reasons stay as their names in the file; the flags are the record's
+}
+
+std::optional<Sampling> sampling_from(const json& rep) {
+  const auto samples = read_optional<int64_t>(rep, "samples");
+  if (!samples) return std::nullopt;
+  Sampling s;
+  s.samples = *samples;
+  s.noise = read_number(rep, "noise").value_or(0.0);
+  s.stopped_by = read_string(rep, "stopped_by");
+  s.elapsed_s = read_number(rep, "sampling_s").value_or(0.0);
+  if (const auto c = rep.find("conditions"); c != rep.end() && c->is_object()) {
+    s.conditions.start = reading_from(c->value("start", json(nullptr)));
+    s.conditions.end = reading_from(c->value("end", json(nullptr)));
+  }
+  return s;
+}
+
+CollectiveFigures collective_from(const json& c) {
+  CollectiveFigures f;
+  f.size_bytes = c.value("size_bytes", uint64_t{0});
+  f.count = c.value("count", int64_t{0});
+  f.dtype = read_string(c, "dtype");
+  if (auto op = read_string(c, "reduce_op"); !op.empty()) f.reduce_op = op;
+  f.root = read_optional<int64_t>(c, "root");
+  f.in_place = c.value("in_place", false);
+  f.ranks = c.value("ranks", 1);
+  f.iters = c.value("iters", 0);
+  f.warmup = c.value("warmup", 0);
+  if (const auto per = c.find("seconds_per_rank"); per != c.end() && per->is_array())
+    for (const auto& v : *per) f.seconds_per_rank.push_back(v.is_number() ? std::optional<double>(v.get<double>()) : std::nullopt);
+  f.algbw_gbps = read_number(c, "algbw_gbps");
+  f.bus_factor = read_number(c, "bus_factor").value_or(0.0);
+  f.busbw_gbps = read_number(c, "busbw_gbps");
+  f.peer_busbw_gbps = read_number(c, "peer_busbw_gbps");
+  f.ratio_vs_peer = read_number(c, "ratio_vs_peer");
+  return f;
+}
+
+}  // namespace
+
+BenchRecord bench_record_from_json(const json& doc) {
+  if (!doc.is_object()) throw std::runtime_error("a benchmark is not a JSON object");
+  BenchRecord r;
+  r.name = read_string(doc, "name");
+  r.backend = read_string(doc, "backend");
+  r.impl_key = read_string(doc, "impl_key");
+  r.case_id = read_string(doc, "case_id");
+  r.op = read_string(doc, "op");
+  r.peer = doc.value("peer", false);
+  r.copy_baseline = doc.value("copy_baseline", false);
+  if (const auto check = read_string(doc, "check"); !check.empty()) {
+    const auto status = parse_status(check);
+    if (!status) throw std::runtime_error("benchmark field 'check' is not a status: " + check);
+    r.check = *status;
+  }
+  r.error = read_string(doc, "error");
+  r.timing = read_string(doc, "timing");
+  r.library_call = read_string(doc, "library_call");
+  r.published_bytes = doc.value("published_after_timing_bytes", uint64_t{0});
+  r.flops = read_number(doc, "flops").value_or(0.0);
+  r.bytes = read_number(doc, "bytes").value_or(0.0);
+  r.compute_dtype = read_string(doc, "compute_dtype");
+  r.platform = read_string(doc, "platform");
+  int64_t index = 0;
+  for (const auto& rep : doc.value("repetitions", json::array())) {
+    BenchRun run;
+    run.name = run.run_name = r.name;
+    run.repetition_index = index++;
+    run.iterations = rep.value("iterations", int64_t{0});
+    const auto seconds = read_number(rep, "seconds");
+    if (seconds) run.seconds = *seconds;
+    else run.error = "not timed";
+    run.sampling = sampling_from(rep);
+    r.runs.push_back(std::move(run));
+  }
+  for (auto& run : r.runs) run.repetitions = static_cast<int64_t>(r.runs.size());
+  const json aggregates = doc.value("aggregates", json::object());
+  for (const auto& [name, value] : aggregates.items()) {
+    BenchRun run;
+    run.name = r.name + "_" + name;
+    run.run_name = r.name;
+    run.aggregate = name;
+    run.aggregate_is_percentage = name == "cv";
+    if (const auto v = read_number(json{{"v", value}}, "v")) run.seconds = *v;
+    r.runs.push_back(std::move(run));
+  }
+  r.seconds = read_number(doc, "seconds");
+  r.spread = read_number(doc, "spread");
+  r.tflops = read_number(doc, "tflops");
+  r.gbps = read_number(doc, "gbps");
+  r.pct_peak = read_number(doc, "pct_peak");
+  r.speedup_vs_peer = read_number(doc, "speedup_vs_peer");
+  r.pct_of_copy = read_number(doc, "pct_of_copy");
+  r.noise = read_number(doc, "noise");
+  r.noise_limited = doc.value("noise_limited", false);
+  r.condition_flags = doc.value("condition_flags", std::vector<std::string>{});
+  if (const auto c = doc.find("collective"); c != doc.end() && c->is_object()) r.collective = collective_from(*c);
+  return r;
 }
 
 }  // namespace opcert

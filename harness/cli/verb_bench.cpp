@@ -9,6 +9,8 @@
 #include "bench/sampling_policy.h"
 #include "check/suite.h"
 #include "cli/cli_context.h"
+#include "cli/compare_flags.h"
+#include "model/exit_codes.h"
 #include "cli/verbs.h"
 #include "model/input_error.h"
 #include "opkit/op_registry.h"
@@ -178,8 +180,12 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
       ->type_name("SECONDS")
       ->capture_default_str();
 
-  verb->callback([verb, options, flags, peer, &exit_code] {
+  auto baseline = std::make_shared<BaselineFlags>();
+  add_baseline_flags(*verb, *baseline);
+
+  verb->callback([verb, options, flags, peer, baseline, &exit_code] {
     const auto started = std::chrono::system_clock::now();
+    check_baseline_flags(*verb, *baseline);
     BenchSettings s;
     s.benchmark_flags = benchmark_flags_of(verb->remaining());
     for (const auto& flag : s.benchmark_flags)
@@ -214,6 +220,9 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
     s.command_line = current_command_line();
     s.peer = resolve_peer(*peer, platforms, options->platform, *registry);
     s.environment = environment_inputs(*registry, s.peer);
+    if (collectives && !baseline->baseline.empty())
+      throw InputError("--baseline compares benches of compute ops; compare collective sweeps afterwards with "
+                       "`opcert compare BASE NEW` (rank 0's report)");
     if (collectives) {
       // Ranks of an MPI job, or one rank that says so (DESIGN.md section 8).
       const std::unique_ptr<World> world = make_world();
@@ -232,6 +241,10 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
       return;
     }
     exit_code = run_benchmarks(run_targets(*registry, selected, s.peer), suite, s);
+    if (!baseline->baseline.empty()) {
+      const int gates = compare_with_baseline(baseline->baseline, s.out_dir, baseline->gates, platforms, options->platform);
+      if (exit_code == kExitOk) exit_code = gates;
+    }
   });
 }
 

@@ -8,6 +8,7 @@
 #include "check/suite.h"
 #include "cli/build_info.h"
 #include "cli/cli_context.h"
+#include "cli/compare_flags.h"
 #include "cli/verbs.h"
 #include "model/exit_codes.h"
 #include "model/input_error.h"
@@ -87,9 +88,13 @@ void add_run_verb(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"auto", "bar", "plain"}))
       ->capture_default_str();
 
-  verb->callback([options, flags, peer, &exit_code] {
+  auto baseline = std::make_shared<BaselineFlags>();
+  add_baseline_flags(*verb, *baseline);
+
+  verb->callback([verb, options, flags, peer, baseline, &exit_code] {
     const auto started = std::chrono::system_clock::now();
     filter_cases({}, flags->filter);  // a bad expression is bad usage before anything loads
+    check_baseline_flags(*verb, *baseline);
     const PlatformCatalog platforms = load_platform_catalog(*options);
     const Suite suite = load_suite(flags->suite, flags->seed);
     auto registry = load_registry(*options);
@@ -126,6 +131,9 @@ void add_run_verb(CLI::App& app, int& exit_code) {
     s.environment = environment_inputs(*registry, s.peer);
 
     if (selects_collectives(suite, flags->filter, flags->suite)) {
+      if (!baseline->baseline.empty())
+        throw InputError("--baseline compares runs of compute ops; compare collective runs afterwards with "
+                         "`opcert compare BASE NEW` (rank 0's report)");
       // Ranks of an MPI job, or one rank that says so (DESIGN.md section 8). No peer here: nothing is compared.
       const std::unique_ptr<World> world = make_world();
       if (const std::string mpi = world->library_version(); !mpi.empty()) s.environment.libraries["mpi"] = mpi;
@@ -146,6 +154,10 @@ void add_run_verb(CLI::App& app, int& exit_code) {
       return;
     }
     exit_code = run_conformance(run_targets(*registry, selected, s.peer), suite, s);
+    if (!baseline->baseline.empty()) {
+      const int gates = compare_with_baseline(baseline->baseline, s.out_dir, baseline->gates, platforms, options->platform);
+      if (exit_code == kExitOk) exit_code = gates;
+    }
   });
 }
 

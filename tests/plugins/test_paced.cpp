@@ -2,11 +2,19 @@
 // noise-aware stopping can be tested on a loaded machine. Its events read a clock of the plugin's
 // own that each launch moves on by the launch's nominal time:
 //   paced.softmax.steady   x.dim(0) / 10 milliseconds every time (noise 0)
-//   paced.softmax.jittery  the same ± up to 20%, from a fixed pseudo-random sequence (noise ~11%)
-// Both compute a correct softmax; a launch takes microseconds of real time.
+//   paced.softmax.jittery  the same ± up to 20%, pseudo-random (noise ~11%), seeded per process
+// Both compute a correct softmax; a launch takes microseconds of real time. For the comparison
+// tests, a change is injected through the environment:
+//   OPCERT_TEST_PACED_SLOWER_ROWS=R  launches with dim 0 == R take 20% longer
+//   OPCERT_TEST_PACED_WRONG_ROWS=R   launches with dim 0 == R compute a wrong result (x 1.5)
+//   OPCERT_TEST_PACED_SEED=S         the jitter's seed (default: from the process id and the clock)
 #include <opcert/sdk/backend.h>
 
+#include <chrono>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <unistd.h>
 
 #include "fp32_softmax.h"
 
@@ -20,9 +28,33 @@ using opcert::sdk::OpCall;
 using opcert::sdk::Support;
 
 double device_clock_ms = 0.0;  // the plugin's device: launches run one at a time
-uint64_t jitter_state = 0x9e3779b97f4a7c15ULL;
 
-double nominal_ms(const OpCall& call) { return static_cast<double>(call.input("x").dim(0)) / 10.0; }
+int64_t rows_from_env(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::atoll(v) : -1;
+}
+
+uint64_t initial_seed() {
+  if (const char* v = std::getenv("OPCERT_TEST_PACED_SEED"); v != nullptr && *v != '\0') return std::strtoull(v, nullptr, 10) | 1;
+  const auto now = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  return (now ^ (static_cast<uint64_t>(getpid()) << 32) ^ 0x9e3779b97f4a7c15ULL) | 1;
+}
+
+uint64_t jitter_state = initial_seed();
+
+double nominal_ms(const OpCall& call) {
+  const int64_t rows = call.input("x").dim(0);
+  const double slower = rows == rows_from_env("OPCERT_TEST_PACED_SLOWER_ROWS") ? 1.2 : 1.0;
+  return static_cast<double>(rows) / 10.0 * slower;
+}
+
+// The injected wrong result: the softmax of the rows named by OPCERT_TEST_PACED_WRONG_ROWS, x 1.5.
+void maybe_break(const OpCall& call) {
+  if (call.input("x").dim(0) != rows_from_env("OPCERT_TEST_PACED_WRONG_ROWS")) return;
+  const auto y = call.output("y");
+  float* out = y.data<float>();
+  for (int64_t i = 0; i < y.numel(); ++i) out[i] *= 1.5f;
+}
 
 // A uniform draw from [-1, 1) (xorshift64: the same sequence on every run).
 double next_jitter() {
@@ -36,11 +68,13 @@ Support query_softmax(const OpCall& call) { return opcert::test_plugin::query_fp
 
 void run_steady(const OpCall& call) {
   opcert::test_plugin::run_fp32_softmax(call);
+  maybe_break(call);
   device_clock_ms += nominal_ms(call);
 }
 
 void run_jittery(const OpCall& call) {
   opcert::test_plugin::run_fp32_softmax(call);
+  maybe_break(call);
   device_clock_ms += nominal_ms(call) * (1.0 + 0.2 * next_jitter());
 }
 

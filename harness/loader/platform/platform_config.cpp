@@ -77,7 +77,7 @@ class PlatformReader {
     require_object(doc, "");
     known_fields(doc, "",
                  {"name", "description", "device", "backend", "peer", "implementations", "tolerances", "peaks",
-                  "environment"});
+                  "environment", "gates"});
     PlatformConfig c;
     c.name = required_string(doc, "name");
     if (!matches(c.name, "-"))
@@ -95,6 +95,7 @@ class PlatformReader {
     if (doc.contains("tolerances")) c.tolerances = tolerances(doc["tolerances"]);
     if (doc.contains("peaks")) c.peaks = peaks(doc["peaks"]);
     if (doc.contains("environment")) c.environment = environment(doc["environment"]);
+    if (doc.contains("gates")) c.gates = gates(doc["gates"]);
     c.source = source_;
     return c;
   }
@@ -218,6 +219,30 @@ class PlatformReader {
     if (value.contains("link_gbps")) p.link_gbps = number_value(value["link_gbps"], "peaks.link_gbps", true);
     if (value.contains("cache_mib")) p.cache_mib = number_value(value["cache_mib"], "peaks.cache_mib", true);
     return p;
+  }
+
+  GateThresholds gates(const json& value) const {
+    require_object(value, "gates");
+    known_fields(value, "gates.", {"fail_on", "max_slowdown_pct", "min_peer_ratio", "max_alignment_growth"});
+    GateThresholds g;
+    if (value.contains("fail_on")) {
+      const json& list = value["fail_on"];
+      if (!list.is_array()) fail("field '{}' must be an array of gate names, not {}", path("gates.fail_on"), describe(list));
+      for (const auto& gate : list) {
+        const std::string name = string_value(gate, "gates.fail_on[]");
+        if (name != "status" && name != "perf" && name != "alignment" && name != "peer_ratio")
+          fail("unknown gate '{}' in field '{}' (known: status, perf, alignment, peer_ratio)", name,
+               path("gates.fail_on"));
+        g.fail_on.push_back(name);
+      }
+    }
+    if (value.contains("max_slowdown_pct"))
+      g.max_slowdown = number_value(value["max_slowdown_pct"], "gates.max_slowdown_pct", false) / 100.0;
+    if (value.contains("min_peer_ratio"))
+      g.min_peer_ratio = number_value(value["min_peer_ratio"], "gates.min_peer_ratio", true);
+    if (value.contains("max_alignment_growth"))
+      g.max_alignment_growth = number_value(value["max_alignment_growth"], "gates.max_alignment_growth", true);
+    return g;
   }
 
   std::map<std::string, std::string> environment(const json& value) const {

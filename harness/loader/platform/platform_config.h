@@ -30,6 +30,16 @@ struct PeakFigures {
   bool operator==(const PeakFigures&) const = default;
 };
 
+/// The CI gates a vendor keeps with its platform (`opcert compare`, `--baseline`): what is unset
+/// here is the CLI's default; the CLI's flags override what is set.
+struct GateThresholds {
+  std::vector<std::string> fail_on;            ///< "status", "perf", "alignment", "peer_ratio"; empty: unset
+  std::optional<double> max_slowdown;          ///< a fraction (the file says max_slowdown_pct)
+  std::optional<double> min_peer_ratio;
+  std::optional<double> max_alignment_growth;
+  bool operator==(const GateThresholds&) const = default;
+};
+
 struct PlatformConfig {
   std::string name;         ///< [a-z0-9-]+, unique in a catalog
   std::string description;  ///< free text, may be empty
@@ -42,6 +52,7 @@ struct PlatformConfig {
   std::map<std::string, std::map<std::string, ToleranceOverride>> tolerances;
   PeakFigures peaks;
   std::map<std::string, std::string> environment;  ///< variables for the runner to set
+  GateThresholds gates;                            ///< CI gates (docs/CONFIGS.md)
   std::string source;                              ///< "built-in" or the file it came from
 
   /// The override for (op, dtype): each field from the dtype's entry, else from "*", else unset.

@@ -187,6 +187,26 @@ TEST(ParsePlatform, OnlyNameAndBackendAreRequired) {
   EXPECT_TRUE(c.environment.empty());
 }
 
+TEST(ParsePlatform, GatesKeepAVendorsCiThresholds) {
+  const auto c = parse_platform_config(R"({"name": "acme-ci", "backend": "acme", "gates":
+      {"fail_on": ["status", "perf"], "max_slowdown_pct": 3, "min_peer_ratio": 0.9, "max_alignment_growth": 1.5}})",
+                                       "g.json");
+  EXPECT_EQ(c.gates.fail_on, (std::vector<std::string>{"status", "perf"}));
+  EXPECT_NEAR(*c.gates.max_slowdown, 0.03, 1e-12);
+  EXPECT_EQ(*c.gates.min_peer_ratio, 0.9);
+  EXPECT_EQ(*c.gates.max_alignment_growth, 1.5);
+  EXPECT_EQ(parse_platform_config(R"({"name": "bare", "backend": "cpu"})", "x.json").gates, GateThresholds{});
+}
+
+TEST(PlatformErrors, ABadGateNamesItsField) {
+  EXPECT_THAT(parse_error(R"({"name": "a", "backend": "b", "gates": {"fail_on": ["speed"]}})"),
+              AllOf(HasSubstr("p.json"), HasSubstr("unknown gate 'speed'"), HasSubstr("gates.fail_on")));
+  EXPECT_THAT(parse_error(R"({"name": "a", "backend": "b", "gates": {"max_slowdown": 5}})"),
+              AllOf(HasSubstr("unknown field 'gates.max_slowdown'"), HasSubstr("max_slowdown_pct")));
+  EXPECT_THAT(parse_error(R"({"name": "a", "backend": "b", "gates": {"min_peer_ratio": -1}})"),
+              HasSubstr("gates.min_peer_ratio"));
+}
+
 TEST(ParsePlatform, ToleranceForFallsBackToStarFieldByField) {
   const auto c = parse_platform_config(R"({"name": "t", "backend": "cpu", "tolerances": {
     "gemm": {"bf16": {"atol": 0.5}, "*": {"atol": 1, "rtol": 0.25}}, "softmax": {"fp32": {"rtol": 0}}}})",
@@ -249,7 +269,7 @@ TEST(PlatformErrors, DuplicateKeyNamesTheField) {
 TEST(PlatformErrors, UnknownTopLevelField) {
   EXPECT_EQ(parse_error(R"({"name": "x", "backend": "cpu", "peak": {}})"),
             "p.json: unknown field 'peak' (known: name, description, device, backend, peer, implementations, "
-            "tolerances, peaks, environment)");
+            "tolerances, peaks, environment, gates)");
 }
 
 TEST(PlatformErrors, UnknownNestedFieldNamesTheDottedPath) {

@@ -1,0 +1,234 @@
+// `opcert compare` end to end, as CI runs it: a bench of the paced test plugin (softmax cases of
+// 1, 2 and 3 ms of set device time), then one with a real regression injected (rows20 made 20%
+// slower, rows30 made wrong), must fail naming exactly those rows; unchanged runs of the jittery
+// plugin must compare clean, twenty times over.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "cli/run_opcert.h"
+
+namespace opcert::test {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string bench_args(const std::string& out, const std::string& impl, const std::string& extra) {
+  return std::string("bench --plugin ") + TEST_PACED_PLUGIN + " --backend paced --no-peer --suite " + PACED_SUITE +
+         " --impl " + impl + " --out " + out + " " + extra;
+}
+
+// Five repetitions of steady launches: enough for the rank test (5 against 5 reaches p = 0.008).
+std::string steady(const std::string& out, const std::string& extra = "") {
+  return bench_args(out, "paced.softmax.steady", "--benchmark_min_time=0.02 --benchmark_repetitions=5 " + extra);
+}
+
+constexpr const char* kRegression = "OPCERT_TEST_PACED_SLOWER_ROWS=20 OPCERT_TEST_PACED_WRONG_ROWS=30";
+
+json read_json(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return json::parse(s.str());
+}
+
+// "" when `doc` validates against `schema`, the complaint otherwise, "skip" without jsonschema.
+std::string schema_problems(const std::string& schema, const std::string& doc) {
+  const std::string cmd =
+      "/usr/bin/python3 -c 'import json,sys\ntry:\n import jsonschema\nexcept ImportError:\n print(\"skip\"); sys.exit(0)\n"
+      "jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))' " +
+      schema + " " + doc + " 2>&1";
+  std::string output;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    while (std::fgets(buf, sizeof buf, p)) output += buf;
+    pclose(p);
+  }
+  return output == "skip\n" ? "skip" : output;
+}
+
+std::set<std::string> failures_of(const json& comparison) {
+  std::set<std::string> f;
+  for (const auto& x : comparison.at("failures"))
+    f.insert(x.at("gate").get<std::string>() + " " + x.at("case").get<std::string>() + " " + x.at("impl").get<std::string>());
+  return f;
+}
+
+class CompareEndToEnd : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    base_ = dir_.path() + "/base";
+    regressed_ = dir_.path() + "/regressed";
+    const auto b = run_opcert(steady(base_));
+    ASSERT_EQ(b.exit_code, 0) << b.out << b.err;
+  }
+  TempDir dir_;
+  std::string base_, regressed_;
+};
+
+TEST_F(CompareEndToEnd, AnInjectedRegressionFailsNamingExactlyItsRows) {
+  const auto r = run_opcert(steady(regressed_), kRegression);
+  ASSERT_EQ(r.exit_code, 1) << "the wrong case fails the bench itself\n" << r.out << r.err;
+  const std::string json_path = dir_.path() + "/c.json", md = dir_.path() + "/c.md", junit = dir_.path() + "/c.xml";
+  const auto c = run_opcert("compare " + base_ + " " + regressed_ + " --json " + json_path + " --markdown " + md +
+                            " --junit " + junit);
+  EXPECT_EQ(c.exit_code, 1) << c.out << c.err;
+  const json doc = read_json(json_path);
+  EXPECT_EQ(failures_of(doc), (std::set<std::string>{"perf rows20 paced.softmax.steady",
+                                                     "status rows30 paced.softmax.steady"}))
+      << doc.dump(2);
+  for (const auto& t : doc.at("timings")) {
+    if (t.at("case") == "rows20") {
+      EXPECT_NEAR(t.at("change").get<double>(), 0.20, 1e-6);
+      EXPECT_LT(t.at("p_value").get<double>(), 0.05);
+    } else {
+      EXPECT_EQ(t.at("verdict"), "unchanged") << t.dump();
+    }
+  }
+  const std::string problems = schema_problems(COMPARE_SCHEMA, json_path);
+  if (problems != "skip") {
+    EXPECT_EQ(problems, "");
+  }
+  // The terminal names them; the Markdown and the JUnit XML carry them.
+  EXPECT_NE(c.out.find("FAIL perf rows20 paced.softmax.steady: +20.0%"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("FAIL status rows30 paced.softmax.steady: PASSED -> FAILED"), std::string::npos) << c.out;
+  EXPECT_EQ(c.out.find("\033["), std::string::npos) << "no colour off a terminal";
+  std::ifstream markdown(md);
+  std::stringstream m;
+  m << markdown.rdbuf();
+  EXPECT_NE(m.str().find("**Failed**"), std::string::npos) << m.str();
+  EXPECT_NE(m.str().find("| perf | `rows20` |"), std::string::npos) << m.str();
+  if (std::system("command -v xmllint >/dev/null 2>&1") == 0) {
+    EXPECT_EQ(std::system(("xmllint --noout --schema " + std::string(JUNIT_SCHEMA) + " " + junit + " 2>/dev/null").c_str()), 0);
+    std::ifstream xml(junit);
+    std::stringstream x;
+    x << xml.rdbuf();
+    EXPECT_NE(x.str().find("failures=\"2\""), std::string::npos) << x.str();
+  }
+}
+
+TEST_F(CompareEndToEnd, UnchangedJitteryRunsCompareCleanTwentyTimes) {
+  // ±20% of launch-to-launch noise, a new seed every process: sampling to --max-time puts
+  // thousands of launches behind each of 4 repetitions, and no comparison may fail.
+  const std::string flags = "--filter '^rows10$' --benchmark_min_time=0.01 --max-time 0.1 --benchmark_repetitions=4";
+  for (int i = 0; i < 20; ++i) {
+    const std::string a = dir_.path() + "/j" + std::to_string(i) + "a", b = dir_.path() + "/j" + std::to_string(i) + "b";
+    ASSERT_EQ(run_opcert(bench_args(a, "paced.softmax.jittery", flags)).exit_code, 0);
+    ASSERT_EQ(run_opcert(bench_args(b, "paced.softmax.jittery", flags)).exit_code, 0);
+    const auto c = run_opcert("compare " + a + " " + b);
+    ASSERT_EQ(c.exit_code, 0) << "comparison " << i << "\n" << c.out << c.err;
+    EXPECT_NE(c.out.find("unchanged"), std::string::npos) << c.out;
+  }
+}
+
+TEST_F(CompareEndToEnd, BaselineGatesTheBenchItself) {
+  const auto same = run_opcert(steady(dir_.path() + "/same", "--baseline " + base_));
+  EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
+  EXPECT_NE(same.out.find("no gate failed"), std::string::npos) << same.out;
+  EXPECT_TRUE(fs::exists(dir_.path() + "/same/comparison.json"));
+  const auto slower = run_opcert(steady(dir_.path() + "/slower", "--baseline " + base_), "OPCERT_TEST_PACED_SLOWER_ROWS=20");
+  EXPECT_EQ(slower.exit_code, 1) << slower.out << slower.err;
+  EXPECT_EQ(failures_of(read_json(dir_.path() + "/slower/comparison.json")),
+            (std::set<std::string>{"perf rows20 paced.softmax.steady"}));
+  // A looser gate lets the same slowdown through.
+  const auto looser = run_opcert(steady(dir_.path() + "/looser", "--baseline " + base_ + " --max-slowdown 25%"),
+                                 "OPCERT_TEST_PACED_SLOWER_ROWS=20");
+  EXPECT_EQ(looser.exit_code, 0) << looser.out << looser.err;
+}
+
+TEST_F(CompareEndToEnd, BaselineGatesARunToo) {
+  const std::string run_args = std::string("run --plugin ") + TEST_PACED_PLUGIN + " --backend paced --no-peer --suite " +
+                               PACED_SUITE + " --impl paced.softmax.steady --progress plain --out ";
+  ASSERT_EQ(run_opcert(run_args + dir_.path() + "/run-base").exit_code, 0);
+  const auto same = run_opcert(run_args + dir_.path() + "/run-same --baseline " + dir_.path() + "/run-base");
+  EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
+  // The wrong case fails the run by itself (1); the comparison beside it names the regression.
+  const auto wrong = run_opcert(run_args + dir_.path() + "/run-wrong --baseline " + dir_.path() + "/run-base",
+                                "OPCERT_TEST_PACED_WRONG_ROWS=30");
+  EXPECT_EQ(wrong.exit_code, 1) << wrong.out << wrong.err;
+  EXPECT_EQ(failures_of(read_json(dir_.path() + "/run-wrong/comparison.json")),
+            (std::set<std::string>{"status rows30 paced.softmax.steady"}));
+}
+
+TEST_F(CompareEndToEnd, CollectiveSweepsCompareTheirBusBandwidth) {
+  const std::string sweep =
+      "bench --backend cpu --no-peer --suite bench/collectives --filter '^all_reduce' --min-bytes 1K --max-bytes 4K "
+      "--iters 3 --warmup 1 --out ";
+  ASSERT_EQ(run_opcert(sweep + dir_.path() + "/c1").exit_code, 0);
+  ASSERT_EQ(run_opcert(sweep + dir_.path() + "/c2").exit_code, 0);
+  const auto c = run_opcert("compare " + dir_.path() + "/c1 " + dir_.path() + "/c2 --json " + dir_.path() + "/cc.json");
+  EXPECT_EQ(c.exit_code, 0) << "one timing per size: shown, never gated\n" << c.out << c.err;
+  const json doc = read_json(dir_.path() + "/cc.json");
+  ASSERT_FALSE(doc.at("timings").empty());
+  for (const auto& t : doc.at("timings")) {
+    EXPECT_TRUE(t.at("new_busbw_gbps").is_number()) << t.dump();
+    EXPECT_EQ(t.at("verdict"), "untestable") << t.dump();
+  }
+  EXPECT_NE(c.out.find("busbw"), std::string::npos) << c.out;
+}
+
+TEST_F(CompareEndToEnd, APlatformConfigKeepsTheGates) {
+  const std::string config = dir_.path() + "/paced.json";
+  std::ofstream(config) << R"({"name": "paced-ci", "backend": "paced", "gates": {"max_slowdown_pct": 25, "fail_on": ["perf"]}})";
+  ASSERT_EQ(run_opcert(steady(regressed_), kRegression).exit_code, 1);
+  const auto c = run_opcert("compare " + base_ + " " + regressed_ + " --platform-config " + config + " --platform paced-ci");
+  EXPECT_EQ(c.exit_code, 0) << "20% is under the platform's 25%, and status is not gated there\n" << c.out << c.err;
+  const auto flag = run_opcert("compare " + base_ + " " + regressed_ + " --platform-config " + config +
+                               " --platform paced-ci --max-slowdown 10");
+  EXPECT_EQ(flag.exit_code, 1) << "the flag overrides the platform\n" << flag.out;
+}
+
+TEST_F(CompareEndToEnd, TwoImplementationsOfOneRunSideBySide) {
+  const std::string both = dir_.path() + "/both";
+  ASSERT_EQ(run_opcert(bench_args(both, "'paced.*'", "--benchmark_min_time=0.01 --max-time 0.2")).exit_code, 0);
+  const auto c = run_opcert("compare " + both + " --impl paced.softmax.steady,paced.softmax.jittery --json " + both + "/c.json");
+  EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+  const json doc = read_json(both + "/c.json");
+  EXPECT_EQ(doc.at("mode"), "backends");
+  ASSERT_EQ(doc.at("pairs").size(), 3u);
+  ASSERT_EQ(doc.at("pair_summaries").size(), 1u);
+  EXPECT_NEAR(doc.at("pair_summaries")[0].at("geomean_time_ratio").get<double>(), 1.0, 0.05);
+}
+
+TEST_F(CompareEndToEnd, UnusableInputIsAOneLineUsageError) {
+  const std::string other_seed = dir_.path() + "/seed2";
+  ASSERT_EQ(run_opcert(steady(other_seed, "--seed 2")).exit_code, 0);
+  for (const std::string& args :
+       {"compare " + base_, "compare " + base_ + " /nonexistent/run", "compare " + base_ + " " + base_ + " --fail-on speed",
+        "compare " + base_ + " " + other_seed, "compare " + base_ + " --backends paced",
+        "compare " + base_ + " --backends paced,nvidia", steady(dir_.path() + "/x", "--fail-on perf"),
+        steady(dir_.path() + "/y", "--baseline /nonexistent/run")}) {
+    const auto r = run_opcert(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find("opcert: error:"), std::string::npos) << args << "\n" << r.err;
+  }
+}
+
+TEST_F(CompareEndToEnd, GoogleBenchmarksOwnCompareReadsBenchJson) {
+  const char* tool = "/usr/share/benchmark/compare.py";
+  if (!fs::exists(tool)) GTEST_SKIP() << "no " << tool << ": apt-get install libbenchmark-tools";
+  if (std::system("/usr/bin/python3 -c 'import scipy' 2>/dev/null") != 0)
+    GTEST_SKIP() << "compare.py needs scipy: apt-get install python3-scipy";
+  ASSERT_EQ(run_opcert(steady(regressed_), "OPCERT_TEST_PACED_SLOWER_ROWS=20").exit_code, 0);
+  const std::string cmd = std::string("/usr/bin/python3 ") + tool + " benchmarks " + base_ + "/bench.json " + regressed_ +
+                          "/bench.json 2>&1";
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  EXPECT_EQ(pclose(p), 0) << out;
+  // Its statistics ran (the U test over the five repetitions) and saw the 20% on rows20.
+  EXPECT_NE(out.find("rows20/paced.softmax.steady"), std::string::npos) << out;
+  EXPECT_NE(out.find("+0.2000"), std::string::npos) << out;
+  EXPECT_NE(out.find("_pvalue"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace opcert::test

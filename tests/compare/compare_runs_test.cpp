@@ -1,0 +1,178 @@
+// compare/compare_runs.h on runs built by hand: which status changes are regressions, when a
+// benchmark is slower (the rank test and the minimum effect together), alignment drift, the
+// environment, the gates, and the runs that cannot be matched.
+#include "compare/compare_runs.h"
+
+#include <gtest/gtest.h>
+
+#include "compare/compare_backends.h"
+#include "model/input_error.h"
+
+namespace opcert {
+namespace {
+
+CaseResult result(const std::string& backend, const std::string& case_id, Status status, double rmse = 1e-3,
+                  std::optional<double> alignment = 1.0) {
+  CaseResult r;
+  r.backend = backend;
+  r.impl_key = backend + ".op.x";
+  r.case_id = case_id;
+  r.op = "op";
+  r.dtype = "bf16";
+  r.status = status;
+  r.metrics.push_back(TensorMetrics{});
+  r.metrics.back().name = "y";
+  r.metrics.back().rmse = rmse;
+  r.alignment_ratio = alignment;
+  return r;
+}
+
+BenchRecord bench(const std::string& backend, const std::string& case_id, const std::vector<double>& seconds,
+                  std::optional<double> speedup = std::nullopt) {
+  BenchRecord b;
+  b.backend = backend;
+  b.impl_key = backend + ".op.x";
+  b.case_id = case_id;
+  b.name = case_id + "/" + b.impl_key;
+  b.op = "op";
+  for (double s : seconds) {
+    BenchRun run;
+    run.seconds = s;
+    b.runs.push_back(run);
+  }
+  b.seconds = typical_seconds(b.runs);
+  b.speedup_vs_peer = speedup;
+  return b;
+}
+
+RunReport run_of(std::vector<CaseResult> results, std::vector<BenchRecord> benchmarks = {}) {
+  RunReport r;
+  r.seed = 1;
+  r.environment = {{"cpu", {{"model", "AMD EPYC"}}}, {"libraries", {{"torch", "2.11"}}}};
+  r.backends = {{"acme", "1.0", "plugin", "", "", false}, {"torch", "2.11", "built-in", "", "", true}};
+  r.results = std::move(results);
+  r.benchmarks = std::move(benchmarks);
+  return r;
+}
+
+const GateFailure* failure(const Comparison& c, const std::string& gate, const std::string& case_id) {
+  for (const auto& f : c.failures)
+    if (f.gate == gate && f.case_id == case_id) return &f;
+  return nullptr;
+}
+
+TEST(CompareRuns, StatusRegressionsAreWhatStoppedPassingOrCameNewAndBroken) {
+  const RunReport base = run_of({result("acme", "a", Status::kPassed), result("acme", "b", Status::kFailed),
+                                 result("acme", "c", Status::kPassed), result("acme", "d", Status::kPassed),
+                                 result("acme", "e", Status::kPassed), result("torch", "a", Status::kPassed)});
+  const RunReport now = run_of({result("acme", "a", Status::kFailed), result("acme", "b", Status::kPassed),
+                                result("acme", "d", Status::kSkipped), result("acme", "e", Status::kPassed),
+                                result("acme", "f", Status::kError), result("torch", "a", Status::kError)});
+  const Comparison c = compare_runs(base, now, "base", "new", CompareOptions{});
+  EXPECT_EQ(c.unchanged_statuses, 1);  // e
+  EXPECT_TRUE(failure(c, "status", "a"));   // PASSED -> FAILED
+  EXPECT_FALSE(failure(c, "status", "b"));  // fixed
+  EXPECT_TRUE(failure(c, "status", "c"));   // gone
+  EXPECT_TRUE(failure(c, "status", "d"));   // skipped now: coverage lost
+  EXPECT_TRUE(failure(c, "status", "f"));   // new and broken
+  std::size_t peer_failures = 0;
+  for (const auto& f : c.failures) peer_failures += f.impl_key.rfind("torch", 0) == 0;
+  EXPECT_EQ(peer_failures, 0u) << "the peer is shown, never gated";
+  EXPECT_EQ(c.failures.size(), 4u);
+}
+
+TEST(CompareRuns, ASlowdownFailsOnlyWhenTheRankTestAndTheEffectBothSaySo) {
+  const std::vector<double> base_times = {1.00, 1.01, 0.99, 1.00, 1.02};
+  const RunReport base = run_of({}, {bench("acme", "slow", base_times), bench("acme", "noisy", base_times),
+                                     bench("acme", "few", {1.0, 1.0, 1.0}), bench("acme", "fast", base_times)});
+  const RunReport now = run_of({}, {bench("acme", "slow", {1.20, 1.21, 1.19, 1.22, 1.20}),
+                                    bench("acme", "noisy", {1.03, 1.02, 1.04, 1.03, 1.01}),  // significant, only +3%
+                                    bench("acme", "few", {2.0, 2.0, 2.0}),                   // 3 against 3: untestable
+                                    bench("acme", "fast", {0.5, 0.5, 0.51, 0.49, 0.5})});
+  const Comparison c = compare_runs(base, now, "base", "new", CompareOptions{});
+  ASSERT_EQ(c.timings.size(), 4u);
+  EXPECT_EQ(c.timings[0].verdict, TimingVerdict::kSlower);
+  EXPECT_NEAR(*c.timings[0].change, 0.20, 1e-9);
+  EXPECT_LT(*c.timings[0].p_value, 0.05);
+  EXPECT_EQ(c.timings[1].verdict, TimingVerdict::kUnchanged);
+  EXPECT_LT(*c.timings[1].p_value, 0.05);
+  EXPECT_EQ(c.timings[2].verdict, TimingVerdict::kUntestable);
+  EXPECT_FALSE(c.timings[2].p_value);
+  EXPECT_EQ(c.timings[3].verdict, TimingVerdict::kFaster);
+  EXPECT_TRUE(failure(c, "perf", "slow"));
+  EXPECT_EQ(c.failures.size(), 1u);
+  EXPECT_FALSE(c.notes.empty()) << "the untestable row is explained";
+
+  CompareOptions looser;
+  looser.max_slowdown = 0.25;
+  EXPECT_TRUE(compare_runs(base, now, "base", "new", looser).failures.empty());
+  looser.max_slowdown = 0.05;
+  looser.fail_on = {"status"};
+  EXPECT_TRUE(compare_runs(base, now, "base", "new", looser).failures.empty());
+}
+
+TEST(CompareRuns, AlignmentGrowthPastTheFactorFails) {
+  const RunReport base = run_of({result("acme", "a", Status::kPassed, 1e-3, 1.0), result("acme", "b", Status::kPassed, 1e-3, 1.0),
+                                 result("acme", "c", Status::kPassed, 0.0, std::nullopt)});
+  const RunReport now = run_of({result("acme", "a", Status::kPassed, 3e-3, 3.0), result("acme", "b", Status::kPassed, 1.5e-3, 1.5),
+                                result("acme", "c", Status::kPassed, 1e-6, std::nullopt)});
+  const Comparison c = compare_runs(base, now, "base", "new", CompareOptions{});
+  ASSERT_EQ(c.drifts.size(), 3u);
+  EXPECT_TRUE(failure(c, "alignment", "a"));
+  EXPECT_FALSE(failure(c, "alignment", "b"));  // 1.5x, under 2
+  EXPECT_TRUE(failure(c, "alignment", "c"));   // exact before, not now
+}
+
+TEST(CompareRuns, ThePeerRatioGateJudgesTheNewRunAlone) {
+  const RunReport base = run_of({}, {bench("acme", "a", {1, 1, 1, 1}, 1.2), bench("acme", "b", {1, 1, 1, 1}, 0.9)});
+  const RunReport now = base;
+  CompareOptions o;
+  o.min_peer_ratio = 0.95;
+  const Comparison c = compare_runs(base, now, "base", "new", o);
+  ASSERT_EQ(c.failures.size(), 1u);
+  EXPECT_EQ(c.failures[0].gate, "peer_ratio");
+  EXPECT_EQ(c.failures[0].case_id, "b");
+}
+
+TEST(CompareRuns, TheEnvironmentThatDiffersIsListed) {
+  RunReport base = run_of({}), now = run_of({});
+  now.environment["libraries"]["torch"] = "2.12";
+  now.bench_settings = {{"sampling", {{"max_noise", 0.01}}}};
+  const Comparison c = compare_runs(base, now, "base", "new", CompareOptions{});
+  ASSERT_EQ(c.environment.size(), 2u);
+  EXPECT_EQ(c.environment[0].what, "bench.sampling.max_noise");
+  EXPECT_EQ(c.environment[1].what, "libraries.torch");
+  EXPECT_EQ(c.environment[1].base, "2.11");
+  EXPECT_EQ(c.environment[1].now, "2.12");
+}
+
+TEST(CompareRuns, RunsOfAnotherSeedOrDeviceAreNotMatched) {
+  RunReport base = run_of({}), now = run_of({});
+  now.seed = 2;
+  EXPECT_THROW(compare_runs(base, now, "base", "new", CompareOptions{}), InputError);
+  now.seed = 1;
+  now.environment["gpus"] = {{{"name", "NVIDIA H200"}}};
+  EXPECT_THROW(compare_runs(base, now, "base", "new", CompareOptions{}), InputError);
+  CompareOptions across;
+  across.across_devices = true;
+  EXPECT_NO_THROW(compare_runs(base, now, "base", "new", across));
+}
+
+TEST(CompareBackends, PairsEachCaseAndSummarisesPerOpAndDtype) {
+  RunReport run = run_of({result("acme", "a", Status::kPassed, 1e-3, 0.5), result("torch", "a", Status::kPassed),
+                          result("acme", "b", Status::kFailed), result("torch", "b", Status::kPassed)},
+                         {bench("acme", "a", {1.0}), bench("torch", "a", {2.0}), bench("acme", "b", {1.0}),
+                          bench("torch", "b", {8.0})});
+  const Comparison c = compare_backends(run, "run", "acme", "torch", false);
+  ASSERT_EQ(c.pairs.size(), 2u);
+  EXPECT_EQ(*c.pairs[0].time_ratio, 2.0);
+  ASSERT_EQ(c.pair_summaries.size(), 1u);
+  EXPECT_NEAR(*c.pair_summaries[0].geomean_time_ratio, 4.0, 1e-12);  // sqrt(2 * 8)
+  EXPECT_EQ(c.pair_summaries[0].passed_a, 1);
+  EXPECT_EQ(c.pair_summaries[0].passed_b, 2);
+  EXPECT_EQ(*c.pair_summaries[0].worst_alignment_a, 1.0);
+  EXPECT_THROW(compare_backends(run, "run", "acme", "nvidia", false), InputError);
+}
+
+}  // namespace
+}  // namespace opcert
