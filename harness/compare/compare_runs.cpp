@@ -80,6 +80,16 @@ void compare_statuses(Comparison& c, const RunReport& base, const RunReport& now
   }
 }
 
+// The SM clock at the last reading of the record's repetitions.
+std::optional<uint32_t> last_sm_clock(const BenchRecord& b) {
+  std::optional<uint32_t> clock;
+  for (const auto& run : b.runs)
+    if (run.sampling)
+      for (const auto* r : {&run.sampling->conditions.start, &run.sampling->conditions.end})
+        if (*r && (*r)->sm_clock_mhz) clock = (*r)->sm_clock_mhz;
+  return clock;
+}
+
 std::vector<double> repetition_seconds(const BenchRecord& b) {
   std::vector<double> s;
   for (const auto& run : b.runs)
@@ -102,6 +112,8 @@ void compare_timings(Comparison& c, const RunReport& base, const RunReport& now,
     t.new_noise = b.noise;
     t.new_peer_ratio = b.collective ? b.collective->ratio_vs_peer : b.speedup_vs_peer;
     if (b.collective) t.new_busbw = b.collective->busbw_gbps;
+    t.new_conditions = b.condition_flags;
+    t.new_sm_clock_mhz = last_sm_clock(b);
     const auto it = before.find(b.name);
     if (it == before.end()) {
       t.verdict = TimingVerdict::kMissing;
@@ -115,6 +127,16 @@ void compare_timings(Comparison& c, const RunReport& base, const RunReport& now,
     t.base_noise = old.noise;
     t.base_peer_ratio = old.collective ? old.collective->ratio_vs_peer : old.speedup_vs_peer;
     if (old.collective) t.base_busbw = old.collective->busbw_gbps;
+    t.base_conditions = old.condition_flags;
+    t.base_sm_clock_mhz = last_sm_clock(old);
+    if (t.base_conditions != t.new_conditions) {
+      const auto flags = [](const std::vector<std::string>& f) {
+        std::string s;
+        for (const auto& x : f) s += (s.empty() ? "" : ",") + x;
+        return s.empty() ? std::string("none") : s;
+      };
+      t.note = fmt::format("GPU conditions differ: {} -> {}", flags(t.base_conditions), flags(t.new_conditions));
+    }
     if (!t.base_seconds || !t.new_seconds || *t.base_seconds <= 0) {
       t.verdict = TimingVerdict::kMissing;
       t.note = !t.new_seconds ? "not timed in the new run" : "not timed in the base run";
@@ -125,7 +147,7 @@ void compare_timings(Comparison& c, const RunReport& base, const RunReport& now,
     const double floor = smallest_p_value(t.base_repetitions.size(), t.new_repetitions.size());
     if (floor >= options.alpha) {
       t.verdict = TimingVerdict::kUntestable;
-      t.note = fmt::format("{} and {} repetitions: a rank test cannot reach p < {}", t.base_repetitions.size(),
+      t.note += (t.note.empty() ? "" : "; ") + fmt::format("{} and {} repetitions: a rank test cannot reach p < {}", t.base_repetitions.size(),
                            t.new_repetitions.size(), options.alpha);
       untestable = true;
     } else {

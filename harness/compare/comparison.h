@@ -2,6 +2,7 @@
 // JSON, Markdown and JUnit outputs are written from, and its gates judge.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,10 @@ struct TimingChange {
   std::optional<double> base_noise, new_noise;
   std::optional<double> base_peer_ratio, new_peer_ratio;  ///< speedup over the peer in each run
   std::optional<double> base_busbw, new_busbw;            ///< collectives: bus bandwidth, GB/s
+  /// The GPU's state while sampling: condition flags ("throttled", "clock-capped") and the SM clock
+  /// at the last reading, in each run; a difference may explain a change.
+  std::vector<std::string> base_conditions, new_conditions;
+  std::optional<uint32_t> base_sm_clock_mhz, new_sm_clock_mhz;
   TimingVerdict verdict = TimingVerdict::kUnchanged;
   std::string note;  ///< why untestable, or what is missing
 };

@@ -43,6 +43,9 @@ json comparison_json(const Comparison& c, int exit_code) {
                        {"base_noise", json_number(t.base_noise)}, {"new_noise", json_number(t.new_noise)},
                        {"base_peer_ratio", json_number(t.base_peer_ratio)}, {"new_peer_ratio", json_number(t.new_peer_ratio)},
                        {"base_busbw_gbps", json_number(t.base_busbw)}, {"new_busbw_gbps", json_number(t.new_busbw)},
+                       {"base_conditions", t.base_conditions}, {"new_conditions", t.new_conditions},
+                       {"base_sm_clock_mhz", t.base_sm_clock_mhz ? json(*t.base_sm_clock_mhz) : json(nullptr)},
+                       {"new_sm_clock_mhz", t.new_sm_clock_mhz ? json(*t.new_sm_clock_mhz) : json(nullptr)},
                        {"verdict", verdict_name(t.verdict)}, {"note", t.note}});
   for (const auto& e : c.environment) environment.push_back({{"what", e.what}, {"base", e.base}, {"new", e.now}});
   for (const auto& p : c.pairs)

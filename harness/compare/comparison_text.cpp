@@ -110,12 +110,14 @@ std::string comparison_text(const Comparison& c, bool color) {
       std::string verdict = verdict_name(t.verdict);
       if (t.verdict == TimingVerdict::kSlower && !t.peer) verdict = paint.red(verdict);
       if (t.verdict == TimingVerdict::kFaster) verdict = paint.green(verdict);
+      std::string extra;
+      if (t.base_busbw || t.new_busbw) extra += fmt::format("  busbw {} -> {} GB/s", figure(t.base_busbw), figure(t.new_busbw));
+      if (t.base_sm_clock_mhz && t.new_sm_clock_mhz && *t.base_sm_clock_mhz != *t.new_sm_clock_mhz)
+        extra += fmt::format("  SM {} -> {} MHz", *t.base_sm_clock_mhz, *t.new_sm_clock_mhz);
+      if (t.base_conditions != t.new_conditions && !t.note.empty()) extra += "  (" + t.note.substr(0, t.note.find(';')) + ")";
       out += fmt::format("  {:<44} {:<26} {:>11} {:>11} {:>8} {:>7} {:>10}  {}{}\n", t.case_id, t.impl_key,
                          seconds_text(t.base_seconds), seconds_text(t.new_seconds), change_text(t.change),
-                         p_text(t.p_value), verdict, ratio_pair(t.base_peer_ratio, t.new_peer_ratio),
-                         t.base_busbw || t.new_busbw
-                             ? fmt::format("  busbw {} -> {} GB/s", figure(t.base_busbw), figure(t.new_busbw))
-                             : "");
+                         p_text(t.p_value), verdict, ratio_pair(t.base_peer_ratio, t.new_peer_ratio), extra);
     }
   }
   for (const auto& n : c.notes) out += "note: " + n + "\n";

@@ -146,6 +146,27 @@ TEST(CompareRuns, TheEnvironmentThatDiffersIsListed) {
   EXPECT_EQ(c.environment[1].now, "2.12");
 }
 
+TEST(CompareRuns, TheGpusConditionsOfARowAreSetSideBySide) {
+  BenchRecord cool = bench("acme", "g", {1.0, 1.0, 1.0, 1.0});
+  BenchRecord hot = bench("acme", "g", {1.1, 1.1, 1.1, 1.1});
+  for (const auto& [b, clock] : {std::pair{&cool, 1980u}, std::pair{&hot, 1410u}})
+    for (auto& run : b->runs) {
+      Sampling s;
+      s.samples = 100;
+      s.conditions.end = GpuReading{};
+      s.conditions.end->sm_clock_mhz = clock;
+      run.sampling = s;
+    }
+  hot.condition_flags = {"throttled"};
+  const Comparison c = compare_runs(run_of({}, {cool}), run_of({}, {hot}), "base", "new", CompareOptions{});
+  ASSERT_EQ(c.timings.size(), 1u);
+  EXPECT_EQ(c.timings[0].base_sm_clock_mhz, 1980u);
+  EXPECT_EQ(c.timings[0].new_sm_clock_mhz, 1410u);
+  EXPECT_EQ(c.timings[0].new_conditions, (std::vector<std::string>{"throttled"}));
+  EXPECT_EQ(c.timings[0].note, "GPU conditions differ: none -> throttled");
+  EXPECT_EQ(c.timings[0].verdict, TimingVerdict::kSlower);  // the reason is shown; the gate still fails
+}
+
 TEST(CompareRuns, RunsOfAnotherSeedOrDeviceAreNotMatched) {
   RunReport base = run_of({}), now = run_of({});
   now.seed = 2;
