@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
   opcert::add_run_verb(app, exit_code);
   opcert::add_bench_verb(app, exit_code);
   opcert::add_compare_verb(app, exit_code);
+  opcert::add_certify_verb(app, exit_code);
+  opcert::add_verify_verb(app, exit_code);
   opcert::add_version_verb(app, exit_code);
   opcert::add_worker_verb(app, exit_code);
 

@@ -9,6 +9,7 @@
 #include "cli/build_info.h"
 #include "cli/cli_context.h"
 #include "cli/compare_flags.h"
+#include "cli/run_settings_builder.h"
 #include "cli/verbs.h"
 #include "model/exit_codes.h"
 #include "model/input_error.h"
@@ -38,8 +39,6 @@ std::string suite_for_repro(const std::string& asked, const Suite& suite) {
   const bool is_file = asked.find('/') != std::string::npos || asked.ends_with(".json");
   return is_file ? std::filesystem::absolute(suite.path).lexically_normal().string() : asked;
 }
-
-std::string absolute(const std::string& path) { return std::filesystem::absolute(path).lexically_normal().string(); }
 
 // Collectives run across ranks in-process, compute ops in worker processes: a run is one or the
 // other. True for collectives; InputError for a mix, or for compute cases under an MPI launcher.
@@ -101,32 +100,14 @@ void add_run_verb(CLI::App& app, int& exit_code) {
     for (const auto& u : registry->unavailable()) fmt::print(stderr, "opcert: unavailable: {}: {}\n", u.source, u.reason);
     const auto selected = select_backends(*registry, options->backend);
 
-    RunSettings s;
+    RunSettings s = conformance_settings(*options, platforms);
     s.filter = flags->filter;
     s.impl_selection = flags->impl;
     s.out_dir = flags->out.empty() ? default_out_dir(started) : std::filesystem::path(flags->out);
     s.seed = flags->seed;
     s.timeout = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(flags->timeout_s * 1000.0)));
     s.progress = *parse_progress_mode(flags->progress);
-    s.platform = options->platform;
-    s.command_line = current_command_line();
-    s.executable = current_executable();
-    for (const auto& d : options->plugin_dirs) s.worker_options.insert(s.worker_options.end(), {"--plugin-dir", absolute(d)});
-    for (const auto& l : options->plugin_libraries) s.worker_options.insert(s.worker_options.end(), {"--plugin", absolute(l)});
-    if (options->allow_insecure_plugins) {
-      s.worker_options.push_back("--allow-insecure-plugins");
-      s.repro_options.push_back("--allow-insecure-plugins");
-    }
-    for (const auto& f : options->platform_configs) {
-      s.worker_options.insert(s.worker_options.end(), {"--platform-config", absolute(f)});
-      s.repro_options.insert(s.repro_options.end(), {"--platform-config", absolute(f)});
-    }
-    if (!options->platform.empty()) {
-      s.worker_options.insert(s.worker_options.end(), {"--platform", options->platform});
-      s.repro_options.insert(s.repro_options.end(), {"--platform", options->platform});
-    }
     s.repro_suite = suite_for_repro(flags->suite, suite);
-    s.platforms = &platforms;
     s.peer = resolve_peer(*peer, platforms, options->platform, *registry);
     s.environment = environment_inputs(*registry, s.peer);
 

@@ -9,6 +9,8 @@ void add_list_verb(CLI::App& app, int& exit_code);
 void add_run_verb(CLI::App& app, int& exit_code);
 void add_bench_verb(CLI::App& app, int& exit_code);
 void add_compare_verb(CLI::App& app, int& exit_code);
+void add_certify_verb(CLI::App& app, int& exit_code);
+void add_verify_verb(CLI::App& app, int& exit_code);
 void add_version_verb(CLI::App& app, int& exit_code);
 void add_worker_verb(CLI::App& app, int& exit_code);  // hidden; started by `run`
 

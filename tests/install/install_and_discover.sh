@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs an opcert build tree into a fresh prefix, builds examples/plugin against that prefix
 # (find_package(opcert) only, as a vendor would), installs the plugin into the same prefix, and
-# checks that the installed `opcert list` discovers it through OPCERT_PLUGIN_PATH.
+# checks that the installed `opcert list` discovers it through OPCERT_PLUGIN_PATH; then certifies it
+# on plan basic with a fresh Ed25519 key, verifies the bundle against its library, and checks that a
+# rebuilt library is refused.
 #
 #   install_and_discover.sh --build-dir DIR --source-dir DIR [--cmake CMAKE] [--generator GEN]
 #                           [--cxx COMPILER] [--python PYTHON] [--config CONFIG]
@@ -99,10 +101,10 @@ compiler_args=()
 [[ -n "$cxx" ]] && compiler_args=("-DCMAKE_CXX_COMPILER=$cxx")
 
 # ------------------------------------------------------------------------------------------------
-step "1/8 check prerequisites"
+step "1/10 check prerequisites"
 [[ -n "$prerequisite_problem" ]] && fail "$prerequisite_problem"
 
-step "2/8 install the opcert build tree into $prefix"
+step "2/10 install the opcert build tree into $prefix"
 run "$cmake" --install "$build_dir" --prefix "$prefix" "${config_args[@]}"
 [[ -x "$prefix/bin/opcert" ]] ||
   fail "$prefix/bin/opcert was not installed: build the 'opcert' target before running this test (cmake --build $build_dir)"
@@ -113,27 +115,27 @@ for header in opcert/backend_abi.h opcert/sdk/backend.h opcert/sdk/api_table.h o
 done
 echo "    installed: bin/opcert, include/opcert, ${config_file#"$prefix/"}"
 
-step "3/8 configure examples/plugin against the install prefix"
+step "3/10 configure examples/plugin against the install prefix"
 run "$cmake" -S "$source_dir/examples/plugin" -B "$example_build" "${generator_args[@]}" "${compiler_args[@]}" \
   "-DCMAKE_PREFIX_PATH=$prefix" "-DCMAKE_INSTALL_PREFIX=$prefix" -DCMAKE_BUILD_TYPE=Release
 found_dir="$(sed -n 's/^opcert_DIR:PATH=//p' "$example_build/CMakeCache.txt")"
 [[ "$(cd "$found_dir" 2>/dev/null && pwd -P)" == "$(dirname "$config_file")" ]] ||
   fail "find_package(opcert) found '$found_dir', not the package installed in $prefix"
 
-step "4/8 build examples/plugin"
+step "4/10 build examples/plugin"
 run "$cmake" --build "$example_build"
 
-step "5/8 install examples/plugin into the same prefix"
+step "5/10 install examples/plugin into the same prefix"
 run "$cmake" --install "$example_build"
 manifest="$plugins/example_npu.json"
 [[ -f "$manifest" ]] || fail "the example did not install its manifest to $manifest"
 echo "    manifest: $(tr -d '\n ' <"$manifest")"
 
-step "6/8 run the example's own tests (opcert::opcert from the package, the build tree as plugin dir)"
+step "6/10 run the example's own tests (opcert::opcert from the package, the build tree as plugin dir)"
 run "$cmake" -E chdir "$example_build" ctest --output-on-failure "${config_args[@]}"
 grep -q "example_npu.loads" "$current_log" || fail "the example's ctest ran no test: opcert::opcert was not defined by the package"
 
-step "7/8 opcert list finds the plugin through OPCERT_PLUGIN_PATH"
+step "7/10 opcert list finds the plugin through OPCERT_PLUGIN_PATH"
 list_out="$work/list.txt"
 current_log="$list_out"
 status=0
@@ -144,7 +146,7 @@ grep -qF "example_npu.softmax.reference" "$list_out" ||
   fail "opcert list does not show the implementation 'example_npu.softmax.reference'"
 grep -F "example_npu" "$list_out" | sed 's/^/    | /'
 
-step "8/8 opcert list --json shows the plugin with its provenance"
+step "8/10 opcert list --json shows the plugin with its provenance"
 json_out="$work/list.json"
 current_log="$json_out"
 status=0
@@ -187,5 +189,30 @@ print(f"example_npu {b.get('version')} ({b.get('vendor')}), ABI {b.get('abi_vers
       f"library {library}, sha256 {digest}")
 PY
 sed 's/^/    /' "$work/check-json.log"
+
+step "9/10 opcert certify the plugin on plan basic, and opcert verify the bundle against its library"
+bundle="$work/certificate"
+library="$("$python" -c 'import json,os,sys; m=sys.argv[1]; print(os.path.realpath(os.path.join(os.path.dirname(m), json.load(open(m))["backend"]["library_path"])))' "$manifest")"
+openssl genpkey -algorithm ed25519 -out "$work/vendor.pem" >>"$current_log" 2>&1 || fail "openssl could not make an Ed25519 key"
+openssl pkey -in "$work/vendor.pem" -pubout -out "$work/vendor.pub" >>"$current_log" 2>&1 || fail "openssl could not write the public key"
+run env OPCERT_PLUGIN_PATH="$plugins" "$prefix/bin/opcert" certify --backend example_npu --plan basic --out "$bundle" \
+  --sign-key "$work/vendor.pem"
+run env OPCERT_PLUGIN_PATH="$plugins" "$prefix/bin/opcert" verify "$bundle" --pubkey "$work/vendor.pub" --plugin "$library"
+grep -q '"verdict": "certified"' "$bundle/manifest.json" || fail "the example plugin was not certified (see $bundle/summary.md)"
+echo "    certified: $(sed -n 's/.*\*\*\(.*\)\*\*.*/\1/p' "$bundle/summary.md" | head -n 1), library $library"
+
+step "10/10 opcert verify rejects a rebuilt plugin library"
+rebuilt="$work/example-rebuilt"
+run "$cmake" -S "$source_dir/examples/plugin" -B "$rebuilt" "${generator_args[@]}" "${compiler_args[@]}" \
+  "-DCMAKE_PREFIX_PATH=$prefix" -DCMAKE_BUILD_TYPE=Debug
+run "$cmake" --build "$rebuilt"
+rebuilt_library="$(find "$rebuilt" -name "$(basename "$library")" -print -quit)"
+[[ -n "$rebuilt_library" ]] || fail "the rebuilt example has no $(basename "$library")"
+status=0
+"$prefix/bin/opcert" verify "$bundle" --plugin "$rebuilt_library" >"$work/verify-rebuilt.txt" 2>&1 || status=$?
+current_log="$work/verify-rebuilt.txt"
+[[ $status -eq 1 ]] || fail "opcert verify exited $status for a rebuilt library, not 1"
+grep -q "is not the certified library" "$work/verify-rebuilt.txt" || fail "opcert verify did not say the library differs"
+sed -n 's/^INVALID: /    refused: /p' "$work/verify-rebuilt.txt"
 
 echo "install_and_discover: OK"

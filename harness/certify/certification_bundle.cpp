@@ -1,0 +1,148 @@
+#include "certify/certification_bundle.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "certify/bundle_checksums.h"
+#include "certify/bundle_signature.h"
+#include "reports/report_reader.h"
+#include "reports/report_writer.h"
+
+namespace opcert {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// The devices and software of the machine, as the first report's environment recorded them.
+json machine_of(const json& environment) {
+  if (!environment.is_object()) return json::object();
+  json m = json::object();
+  for (const char* key : {"host", "cpu", "gpus", "os", "compiler", "build_type", "libraries", "memory_total_bytes"})
+    if (environment.contains(key)) m[key] = environment[key];
+  return m;
+}
+
+json backend_of(const RunReport& report, const std::string& name) {
+  for (const auto& b : report.backends)
+    if (b.name == name)
+      return {{"name", b.name},
+              {"version", b.version},
+              {"source", b.source},
+              {"library_path", b.library_path.empty() ? json(nullptr) : json(b.library_path)},
+              {"sha256", b.sha256.empty() ? json(nullptr) : json(b.sha256)}};
+  return {{"name", name}};
+}
+
+}  // namespace
+
+Certificate write_bundle(const fs::path& bundle, const BundleInputs& in) {
+  Certificate cert;
+  json suites = json::array();
+  json environment;
+  json backend = {{"name", in.backend}};
+  std::string opcert_version, git_commit;
+  std::string summary = fmt::format("# Certificate: {} on plan {}\n\n", in.backend, in.plan.name);
+  std::map<std::string, std::map<std::string, int>> by_op;  // op -> status -> results
+  std::string rows;
+  for (const auto& s : in.suites) {
+    const RunReport report = read_run_report(bundle / s.report_dir);
+    if (environment.is_null()) {
+      environment = report.environment;
+      backend = backend_of(report, in.backend);
+      opcert_version = report.opcert_version;
+      if (report.environment.is_object()) git_commit = report.environment.value("git_commit", "");
+    }
+    std::map<std::string, int> counts;
+    int failing = 0, results = 0;
+    for (const auto& r : report.results) {
+      if (r.backend != in.backend) continue;
+      ++results;
+      ++counts[std::string(status_name(r.status))];
+      ++by_op[r.op][std::string(status_name(r.status))];
+      if (in.plan.fail_statuses.contains(r.status)) ++failing;
+    }
+    cert.results += results;
+    cert.failing_results += failing;
+    if (s.exit_code != 0 && failing == 0 && cert.reason.empty())
+      cert.reason = fmt::format("suite {} (seed {}) ended with exit code {}", s.planned.suite, s.planned.seed, s.exit_code);
+    suites.push_back({{"suite", s.planned.suite},
+                      {"seed", s.planned.seed},
+                      {"path", s.suite_path},
+                      {"sha256", s.suite_sha256},
+                      {"report", s.report_dir + "/report.json"},
+                      {"exit_code", s.exit_code},
+                      {"complete", report.complete},
+                      {"results", results},
+                      {"counts", counts},
+                      {"failing", failing}});
+    std::string count_text;
+    for (const auto& [status, n] : counts) count_text += (count_text.empty() ? "" : ", ") + fmt::format("{} {}", n, status);
+    rows += fmt::format("| {} | {} | {} | {} | {} |\n", s.planned.suite, s.planned.seed, results, count_text,
+                        failing == 0 ? "pass" : fmt::format("**{} failing**", failing));
+  }
+  if (cert.failing_results > 0)
+    cert.reason = fmt::format("{} of {} results of {} have a status the plan fails", cert.failing_results, cert.results,
+                              in.backend);
+  if (cert.results == 0 && cert.reason.empty()) cert.reason = fmt::format("no result of backend {}", in.backend);
+  cert.certified = cert.reason.empty();
+
+  // Every op of the plan: what the backend's results were, or that it has no implementation of it.
+  json coverage = json::object();
+  std::string not_implemented;
+  for (const auto& op : in.plan_ops) {
+    if (by_op.contains(op)) {
+      coverage[op] = by_op[op];
+    } else {
+      coverage[op] = "not implemented";
+      not_implemented += (not_implemented.empty() ? "" : ", ") + op;
+    }
+  }
+  fs::copy_file(in.plan.path, bundle / "plan.json", fs::copy_options::overwrite_existing);
+  json signing = nullptr;
+  if (!in.sign_key.empty())
+    signing = {{"algorithm", "ed25519"},
+               {"public_key_fingerprint", ed25519_fingerprint(in.sign_key, true)},
+               {"signs", kChecksumFile}};
+  json fail_statuses = json::array();
+  for (const Status st : in.plan.fail_statuses) fail_statuses.push_back(std::string(status_name(st)));
+  const json manifest = {
+      {"manifest_format", "1.0"},
+      {"kind", "opcert-certificate"},
+      {"verdict", cert.certified ? "certified" : "not certified"},
+      {"reason", cert.reason},
+      {"backend", backend},
+      {"plan", {{"name", in.plan.name}, {"file", "plan.json"}, {"sha256", in.plan.sha256}, {"fail_statuses", fail_statuses}}},
+      {"suites", suites},
+      {"coverage", coverage},
+      {"opcert", {{"version", opcert_version}, {"git_commit", git_commit}, {"abi", in.abi_version}}},
+      {"machine", machine_of(environment)},
+      {"command_line", in.command_line},
+      {"started_at", in.started_at},
+      {"finished_at", in.finished_at},
+      {"results", cert.results},
+      {"failing_results", cert.failing_results},
+      {"signing", signing}};
+  write_file_atomically(bundle / kManifestFile, manifest.dump(2) + "\n");
+  summary += fmt::format("**{}**{}\n\n", cert.certified ? "Certified" : "Not certified",
+                         cert.reason.empty() ? "" : ": " + cert.reason);
+  summary += fmt::format("Backend `{}` {}, opcert {} ({}), ABI {}. Started {}, finished {}.\n\n", in.backend,
+                         backend.value("version", std::string()), opcert_version, git_commit, in.abi_version,
+                         in.started_at, in.finished_at);
+  summary += "| suite | seed | results | statuses | verdict |\n|---|---|---|---|---|\n" + rows;
+  if (!not_implemented.empty())
+    summary += fmt::format("\nOps of the plan that `{}` does not implement (no result, not certified for them): {}.\n",
+                           in.backend, not_implemented);
+  summary += "\nEvery file of this bundle is in SHA256SUMS; `opcert verify` checks them";
+  summary += in.sign_key.empty() ? ".\n" : ", and the Ed25519 signature SHA256SUMS.sig with the vendor's public key.\n";
+  write_file_atomically(bundle / "summary.md", summary);
+  write_checksums(bundle);
+  if (!in.sign_key.empty())
+    write_file_atomically(bundle / kSignatureFile, sign_ed25519(in.sign_key, read_bundle_file(bundle / kChecksumFile)) + "\n");
+  return cert;
+}
+
+}  // namespace opcert

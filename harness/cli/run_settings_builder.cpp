@@ -1,0 +1,37 @@
+#include "cli/run_settings_builder.h"
+
+#include <filesystem>
+
+#include "session/run_paths.h"
+
+namespace opcert {
+namespace {
+
+std::string absolute(const std::string& path) { return std::filesystem::absolute(path).lexically_normal().string(); }
+
+}  // namespace
+
+RunSettings conformance_settings(const CommonOptions& options, const PlatformCatalog& platforms) {
+  RunSettings s;
+  s.platform = options.platform;
+  s.platforms = &platforms;
+  s.command_line = current_command_line();
+  s.executable = current_executable();
+  for (const auto& d : options.plugin_dirs) s.worker_options.insert(s.worker_options.end(), {"--plugin-dir", absolute(d)});
+  for (const auto& l : options.plugin_libraries) s.worker_options.insert(s.worker_options.end(), {"--plugin", absolute(l)});
+  if (options.allow_insecure_plugins) {
+    s.worker_options.push_back("--allow-insecure-plugins");
+    s.repro_options.push_back("--allow-insecure-plugins");
+  }
+  for (const auto& f : options.platform_configs) {
+    s.worker_options.insert(s.worker_options.end(), {"--platform-config", absolute(f)});
+    s.repro_options.insert(s.repro_options.end(), {"--platform-config", absolute(f)});
+  }
+  if (!options.platform.empty()) {
+    s.worker_options.insert(s.worker_options.end(), {"--platform", options.platform});
+    s.repro_options.insert(s.repro_options.end(), {"--platform", options.platform});
+  }
+  return s;
+}
+
+}  // namespace opcert

@@ -1,0 +1,187 @@
+// `opcert certify` and `opcert verify` end to end: the CPU backend certified on plan basic with a
+// real Ed25519 key (OpenSSL), the bundle verified, every kind of file in it tampered with one byte
+// and named by verify, and verdicts re-run: the paced test plugin certified while made wrong on
+// one case must fail its certificate, and its bundle's rerun (without the fault) must not
+// reproduce.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli/run_opcert.h"
+
+namespace opcert::test {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+json read_json(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return json::parse(s.str());
+}
+
+// Flips the lowest bit of the byte in the middle of the file.
+void flip_one_byte(const fs::path& file) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  const auto size = static_cast<std::streamoff>(fs::file_size(file));
+  f.seekg(size / 2);
+  char c = 0;
+  f.get(c);
+  f.seekp(size / 2);
+  f.put(static_cast<char>(c ^ 0x01));
+}
+
+class Certify : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    const std::string keys = dir_->path() + "/vendor";
+    ASSERT_EQ(std::system(("openssl genpkey -algorithm ed25519 -out " + keys + ".pem 2>/dev/null && openssl pkey -in " +
+                           keys + ".pem -pubout -out " + keys + ".pub 2>/dev/null")
+                              .c_str()),
+              0)
+        << "openssl is needed (Debian: openssl)";
+    bundle_ = dir_->path() + "/cpu-basic";
+    certify_ = run_opcert("certify --backend cpu --plan basic --out " + bundle_ + " --sign-key " + keys + ".pem");
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static std::string pub() { return dir_->path() + "/vendor.pub"; }
+
+  static TempDir* dir_;
+  static std::string bundle_;
+  static CommandResult certify_;
+};
+TempDir* Certify::dir_ = nullptr;
+std::string Certify::bundle_;
+CommandResult Certify::certify_;
+
+TEST_F(Certify, TheCpuBackendIsCertifiedOnPlanBasicAndTheBundleVerifies) {
+  ASSERT_EQ(certify_.exit_code, 0) << certify_.out << certify_.err;
+  EXPECT_NE(certify_.out.find("cpu CERTIFIED on plan basic"), std::string::npos) << certify_.out;
+  const json m = read_json(bundle_ + "/manifest.json");
+  EXPECT_EQ(m.at("kind"), "opcert-certificate");
+  EXPECT_EQ(m.at("verdict"), "certified");
+  EXPECT_EQ(m.at("backend").at("name"), "cpu");
+  EXPECT_EQ(m.at("plan").at("name"), "basic");
+  EXPECT_EQ(m.at("plan").at("sha256").get<std::string>().size(), 64u);
+  ASSERT_EQ(m.at("suites").size(), 1u);
+  EXPECT_EQ(m.at("suites")[0].at("suite"), "smoke");
+  EXPECT_EQ(m.at("suites")[0].at("sha256").get<std::string>().size(), 64u);
+  EXPECT_GT(m.at("results").get<int>(), 100);
+  EXPECT_EQ(m.at("failing_results"), 0);
+  EXPECT_TRUE(m.at("opcert").at("abi").is_string());
+  EXPECT_TRUE(m.at("machine").at("cpu").is_object());
+  EXPECT_EQ(m.at("signing").at("algorithm"), "ed25519");
+  // Every op of the smoke suite has the CPU backend's results.
+  for (const char* op : {"gemm", "gemm_fp8", "gemm_int8", "attention", "rms_norm", "layer_norm", "rope", "softmax", "quantize"})
+    EXPECT_TRUE(m.at("coverage").at(op).is_object()) << op << ": " << m.at("coverage").dump();
+  EXPECT_TRUE(fs::exists(bundle_ + "/reports/smoke.seed1/report.json"));
+
+  const auto v = run_opcert("verify " + bundle_ + " --pubkey " + pub());
+  EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+  EXPECT_NE(v.out.find(": valid"), std::string::npos) << v.out;
+  // The checksum list is sha256sum's: a customer can check it without opcert.
+  EXPECT_EQ(std::system(("cd " + bundle_ + " && sha256sum --quiet -c SHA256SUMS >/dev/null 2>&1").c_str()), 0);
+}
+
+TEST_F(Certify, EveryOneByteTamperIsNamed) {
+  ASSERT_EQ(certify_.exit_code, 0) << certify_.out << certify_.err;
+  for (const char* name : {"manifest.json", "plan.json", "summary.md", "SHA256SUMS", "SHA256SUMS.sig",
+                                 "reports/smoke.seed1/report.json", "reports/smoke.seed1/results.jsonl",
+                                 "reports/smoke.seed1/junit.xml", "reports/smoke.seed1/summary.md",
+                                 "reports/smoke.seed1/logs/cpu.worker.log"}) {
+    const std::string file = name;
+    const std::string copy = dir_->path() + "/tampered";
+    fs::remove_all(copy);
+    fs::copy(bundle_, copy, fs::copy_options::recursive);
+    ASSERT_TRUE(fs::exists(copy + "/" + file)) << file;
+    flip_one_byte(copy + "/" + file);
+    const auto v = run_opcert("verify " + copy + " --pubkey " + pub());
+    EXPECT_EQ(v.exit_code, 1) << file << "\n" << v.out << v.err;
+    EXPECT_NE(v.out.find("INVALID: " + file), std::string::npos) << file << "\n" << v.out;
+  }
+  // A file added to the bundle, and one taken away.
+  const std::string copy = dir_->path() + "/tampered";
+  fs::remove_all(copy);
+  fs::copy(bundle_, copy, fs::copy_options::recursive);
+  std::ofstream(copy + "/reports/extra.json") << "{}";
+  fs::remove(copy + "/summary.md");
+  const auto v = run_opcert("verify " + copy);
+  EXPECT_EQ(v.exit_code, 1) << v.out;
+  EXPECT_NE(v.out.find("INVALID: reports/extra.json: not in SHA256SUMS"), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("INVALID: summary.md: listed in SHA256SUMS but missing"), std::string::npos) << v.out;
+}
+
+TEST_F(Certify, AnotherKeyOrAnUnsignedBundleIsNotTheVendors) {
+  ASSERT_EQ(certify_.exit_code, 0);
+  const std::string other = dir_->path() + "/other";
+  ASSERT_EQ(std::system(("openssl genpkey -algorithm ed25519 -out " + other + ".pem 2>/dev/null && openssl pkey -in " +
+                         other + ".pem -pubout -out " + other + ".pub 2>/dev/null")
+                            .c_str()),
+            0);
+  const auto v = run_opcert("verify " + bundle_ + " --pubkey " + other + ".pub");
+  EXPECT_EQ(v.exit_code, 1) << v.out;
+  EXPECT_NE(v.out.find("does not verify"), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("signed by key"), std::string::npos) << v.out;
+  const std::string copy = dir_->path() + "/unsigned";
+  fs::remove_all(copy);
+  fs::copy(bundle_, copy, fs::copy_options::recursive);
+  fs::remove(copy + "/SHA256SUMS.sig");
+  const auto u = run_opcert("verify " + copy + " --pubkey " + pub());
+  EXPECT_EQ(u.exit_code, 1) << u.out;
+  EXPECT_NE(u.out.find("INVALID: SHA256SUMS.sig: missing"), std::string::npos) << u.out;
+}
+
+TEST_F(Certify, RerunReproducesRecordedVerdicts) {
+  ASSERT_EQ(certify_.exit_code, 0);
+  const auto v = run_opcert("verify " + bundle_ + " --pubkey " + pub() + " --rerun 4 --rerun-seed 11");
+  EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+  EXPECT_NE(v.out.find("4 reproduced their verdict"), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("--rerun-seed 11"), std::string::npos) << v.out;
+}
+
+TEST_F(Certify, APluginMadeWrongIsNotCertifiedAndItsRerunDoesNotReproduce) {
+  const std::string plan = dir_->path() + "/paced-plan.json";
+  std::ofstream(plan) << R"({"plan_format": "1.0", "name": "paced", "suites": [{"suite": ")" << PACED_SUITE
+                      << R"(", "seed": 3}], "fail_statuses": ["FAILED", "ERROR", "CRASHED", "TIMEOUT"]})";
+  const std::string bundle = dir_->path() + "/paced";
+  const std::string plugin = TEST_PACED_PLUGIN;
+  const auto c = run_opcert("certify --plugin " + plugin + " --backend paced --no-peer --plan " + plan + " --out " + bundle,
+                            "OPCERT_TEST_PACED_WRONG_ROWS=30");
+  EXPECT_EQ(c.exit_code, 1) << c.out << c.err;
+  EXPECT_NE(c.out.find("paced NOT CERTIFIED"), std::string::npos) << c.out;
+  const json m = read_json(bundle + "/manifest.json");
+  EXPECT_EQ(m.at("verdict"), "not certified");
+  EXPECT_EQ(m.at("failing_results"), 2);  // rows30 on both paced keys
+  EXPECT_EQ(m.at("backend").at("sha256").get<std::string>().size(), 64u);
+  EXPECT_EQ(m.at("coverage").at("softmax").at("FAILED"), 2);
+  // The bundle itself is intact; re-run here without the fault, the wrong cases now pass.
+  const auto v = run_opcert("verify " + bundle + " --plugin " + plugin + " --rerun 6 --rerun-seed 1");
+  EXPECT_EQ(v.exit_code, 1) << v.out << v.err;
+  EXPECT_NE(v.out.find("recorded FAILED, got PASSED"), std::string::npos) << v.out;
+  // A library other than the certified one is refused.
+  const auto other = run_opcert("verify " + bundle + " --plugin " + std::string(TEST_TIMED_PLUGIN));
+  EXPECT_EQ(other.exit_code, 1) << other.out;
+  EXPECT_NE(other.out.find("is not the certified library's"), std::string::npos) << other.out;
+}
+
+TEST_F(Certify, UnusableInputIsAOneLineUsageError) {
+  for (const std::string& args : {std::string("verify /nonexistent/bundle"), "verify " + dir_->path(),
+                                 std::string("certify --backend cpu --plan no-such-plan --out ") + dir_->path() + "/x1",
+                                 "certify --backend '*' --plan basic --out " + dir_->path() + "/x2",
+                                 "certify --backend cpu --plan basic --out " + bundle_,
+                                 "certify --backend cpu --plan basic --sign-key " + pub() + " --out " + dir_->path() + "/x3"}) {
+    const auto r = run_opcert(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find("opcert: error:"), std::string::npos) << args << "\n" << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace opcert::test
