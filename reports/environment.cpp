@@ -124,7 +124,7 @@ json gpu_facts() {
   static constexpr const char* kCommand =
       "command -v nvidia-smi >/dev/null 2>&1 || exit 127; "
       "T=; command -v timeout >/dev/null 2>&1 && T='timeout 20'; "
-      "$T nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem "
+      "$T nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,uuid,vbios_version "
       "--format=csv,noheader 2>/dev/null";
   const auto out = command_output(kCommand);
   return out ? gpus_from_nvidia_smi(*out) : json(nullptr);
@@ -158,23 +158,29 @@ std::optional<uint64_t> memory_total_from_meminfo(const std::string& meminfo) {
 }
 
 json gpus_from_nvidia_smi(const std::string& csv) {
+  // nvidia-smi says "[N/A]" for a field a GPU does not report.
+  const auto text_or_null = [](const std::string& v) {
+    return v.empty() || v == "[N/A]" || v == "N/A" ? json(nullptr) : json(v);
+  };
   json gpus = json::array();
   std::istringstream lines(csv);
   for (std::string line; std::getline(lines, line);) {
     std::vector<std::string> fields;
     std::istringstream cells(line);
     for (std::string cell; std::getline(cells, cell, ',');) fields.push_back(trim(cell));
-    if (fields.size() < 5) continue;
-    // A comma inside the name would split it: the last four fields are always the numbers.
+    if (fields.size() < 7) continue;
+    // A comma inside the name would split it: the last six fields are always the others.
     std::string name = fields[0];
-    for (size_t i = 1; i + 4 < fields.size(); ++i) name += "," + fields[i];
+    for (size_t i = 1; i + 6 < fields.size(); ++i) name += "," + fields[i];
     const size_t n = fields.size();
     gpus.push_back({{"index", gpus.size()},
                     {"name", name},
-                    {"driver_version", string_or_null(fields[n - 4])},
-                    {"memory_total_mib", leading_integer(fields[n - 3])},
-                    {"sm_clock_max_mhz", leading_integer(fields[n - 2])},
-                    {"mem_clock_max_mhz", leading_integer(fields[n - 1])}});
+                    {"driver_version", string_or_null(fields[n - 6])},
+                    {"memory_total_mib", leading_integer(fields[n - 5])},
+                    {"sm_clock_max_mhz", leading_integer(fields[n - 4])},
+                    {"mem_clock_max_mhz", leading_integer(fields[n - 3])},
+                    {"uuid", text_or_null(fields[n - 2])},
+                    {"vbios_version", text_or_null(fields[n - 1])}});
   }
   return gpus.empty() ? json(nullptr) : gpus;
 }

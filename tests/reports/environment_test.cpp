@@ -30,8 +30,9 @@ TEST(Environment, MemoryTotalFromMeminfo) {
 
 TEST(Environment, GpusFromNvidiaSmi) {
   const json gpus = gpus_from_nvidia_smi(
-      "NVIDIA H100 80GB HBM3, 580.159.04, 81559 MiB, 1980 MHz, 2619 MHz\n"  // as an H100 host prints it
-      "NVIDIA A10, 535.104.05, 23028 MiB, [N/A], 6251 MHz\n");
+      "NVIDIA H100 80GB HBM3, 580.159.04, 81559 MiB, 1980 MHz, 2619 MHz, GPU-2e6a7c62-1baa-4fc5-583b-58ad093e462c, "
+      "96.00.99.00.01\n"  // the shape an H100 host prints
+      "NVIDIA A10, 535.104.05, 23028 MiB, [N/A], 6251 MHz, [N/A], 94.02.5C.00.01\n");
   ASSERT_TRUE(gpus.is_array());
   ASSERT_EQ(gpus.size(), 2u);
   EXPECT_EQ(gpus[0], (json{{"index", 0},
@@ -39,10 +40,14 @@ TEST(Environment, GpusFromNvidiaSmi) {
                            {"driver_version", "580.159.04"},
                            {"memory_total_mib", 81559},
                            {"sm_clock_max_mhz", 1980},
-                           {"mem_clock_max_mhz", 2619}}));
+                           {"mem_clock_max_mhz", 2619},
+                           {"uuid", "GPU-2e6a7c62-1baa-4fc5-583b-58ad093e462c"},
+                           {"vbios_version", "96.00.99.00.01"}}));
   EXPECT_EQ(gpus[1]["index"], 1);
   EXPECT_TRUE(gpus[1]["sm_clock_max_mhz"].is_null());
   EXPECT_EQ(gpus[1]["mem_clock_max_mhz"], 6251);
+  EXPECT_TRUE(gpus[1]["uuid"].is_null());
+  EXPECT_EQ(gpus[1]["vbios_version"], "94.02.5C.00.01");
 }
 
 TEST(Environment, NvidiaSmiFailureTextIsNoGpu) {
