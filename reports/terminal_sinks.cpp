@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "reports/summary_table.h"
 
@@ -28,7 +29,8 @@ class SummaryTableSink final : public ResultSink {
   explicit SummaryTableSink(std::filesystem::path out_dir) : out_dir_(std::move(out_dir)) {}
   std::string name() const override { return "the summary table"; }
   void run_finished(const RunReport& report) override {
-    const bool color = isatty(STDOUT_FILENO) == 1 && report.launcher != "mpi";
+    const char* no_color = std::getenv("NO_COLOR");  // no-color.org: set and not empty means no colour
+    const bool color = isatty(STDOUT_FILENO) == 1 && report.launcher != "mpi" && (no_color == nullptr || *no_color == '\0');
     fmt::print("{}", console_summary_table(report, color));
     if (report.ranks)
       fmt::print("{} result(s) from {} rank(s) in {}{}\n", report.results.size(), *report.ranks, out_dir_.string(),
