@@ -120,14 +120,22 @@ json memory_total() {
 }
 
 json gpu_facts() {
-  // `timeout` bounds a wedged driver; without it (not POSIX) nvidia-smi runs unbounded.
+  // `timeout` bounds a wedged driver; without it (not POSIX) nvidia-smi runs unbounded. A driver
+  // that does not know a field refuses the whole query: then without the UUID and firmware.
   static constexpr const char* kCommand =
       "command -v nvidia-smi >/dev/null 2>&1 || exit 127; "
       "T=; command -v timeout >/dev/null 2>&1 && T='timeout 20'; "
       "$T nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,uuid,vbios_version "
       "--format=csv,noheader 2>/dev/null";
-  const auto out = command_output(kCommand);
-  return out ? gpus_from_nvidia_smi(*out) : json(nullptr);
+  static constexpr const char* kPlainCommand =
+      "command -v nvidia-smi >/dev/null 2>&1 || exit 127; "
+      "T=; command -v timeout >/dev/null 2>&1 && T='timeout 20'; "
+      "$T nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem "
+      "--format=csv,noheader 2>/dev/null";
+  if (const auto out = command_output(kCommand))
+    if (json gpus = gpus_from_nvidia_smi(*out, true); !gpus.is_null()) return gpus;
+  const auto out = command_output(kPlainCommand);
+  return out ? gpus_from_nvidia_smi(*out, false) : json(nullptr);
 }
 
 std::string built_with_compiler() {
@@ -157,7 +165,7 @@ std::optional<uint64_t> memory_total_from_meminfo(const std::string& meminfo) {
   return kib.get<uint64_t>() * (in_kib ? 1024u : 1u);
 }
 
-json gpus_from_nvidia_smi(const std::string& csv) {
+json gpus_from_nvidia_smi(const std::string& csv, bool with_identity) {
   // nvidia-smi says "[N/A]" for a field a GPU does not report.
   const auto text_or_null = [](const std::string& v) {
     return v.empty() || v == "[N/A]" || v == "N/A" ? json(nullptr) : json(v);
@@ -168,19 +176,23 @@ json gpus_from_nvidia_smi(const std::string& csv) {
     std::vector<std::string> fields;
     std::istringstream cells(line);
     for (std::string cell; std::getline(cells, cell, ',');) fields.push_back(trim(cell));
-    if (fields.size() < 7) continue;
-    // A comma inside the name would split it: the last six fields are always the others.
+    const size_t others = with_identity ? 6 : 4;  // the fields after the name
+    if (fields.size() < others + 1) continue;
+    // A comma inside the name would split it: the last fields are always the others.
     std::string name = fields[0];
-    for (size_t i = 1; i + 6 < fields.size(); ++i) name += "," + fields[i];
-    const size_t n = fields.size();
-    gpus.push_back({{"index", gpus.size()},
-                    {"name", name},
-                    {"driver_version", string_or_null(fields[n - 6])},
-                    {"memory_total_mib", leading_integer(fields[n - 5])},
-                    {"sm_clock_max_mhz", leading_integer(fields[n - 4])},
-                    {"mem_clock_max_mhz", leading_integer(fields[n - 3])},
-                    {"uuid", text_or_null(fields[n - 2])},
-                    {"vbios_version", text_or_null(fields[n - 1])}});
+    for (size_t i = 1; i + others < fields.size(); ++i) name += "," + fields[i];
+    const size_t n = fields.size(), at = n - others;
+    json gpu = {{"index", gpus.size()},
+                {"name", name},
+                {"driver_version", string_or_null(fields[at])},
+                {"memory_total_mib", leading_integer(fields[at + 1])},
+                {"sm_clock_max_mhz", leading_integer(fields[at + 2])},
+                {"mem_clock_max_mhz", leading_integer(fields[at + 3])}};
+    if (with_identity) {
+      gpu["uuid"] = text_or_null(fields[at + 4]);
+      gpu["vbios_version"] = text_or_null(fields[at + 5]);
+    }
+    gpus.push_back(std::move(gpu));
   }
   return gpus.empty() ? json(nullptr) : gpus;
 }

@@ -33,8 +33,8 @@ std::optional<std::string> cpu_model_from_cpuinfo(const std::string& cpuinfo);
 /// MemTotal from /proc/meminfo text, in bytes.
 std::optional<uint64_t> memory_total_from_meminfo(const std::string& meminfo);
 /// Output of `nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem
-/// --format=csv,noheader`: one object per GPU line (numbers where the text has one, else null),
-/// or null when no line parses.
-nlohmann::json gpus_from_nvidia_smi(const std::string& csv);
+/// [,uuid,vbios_version] --format=csv,noheader` (the last two `with_identity`): one object per GPU
+/// line (numbers where the text has one, else null; "[N/A]" null), or null when no line parses.
+nlohmann::json gpus_from_nvidia_smi(const std::string& csv, bool with_identity = true);
 
 }  // namespace opcert

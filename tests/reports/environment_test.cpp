@@ -50,6 +50,16 @@ TEST(Environment, GpusFromNvidiaSmi) {
   EXPECT_EQ(gpus[1]["vbios_version"], "94.02.5C.00.01");
 }
 
+TEST(Environment, GpusFromAnOlderDriversQueryWithoutIdentity) {
+  const json gpus = gpus_from_nvidia_smi("NVIDIA A100-SXM4-80GB, 470.57.02, 81251 MiB, 1410 MHz, 1593 MHz\n", false);
+  ASSERT_TRUE(gpus.is_array());
+  EXPECT_EQ(gpus[0]["name"], "NVIDIA A100-SXM4-80GB");
+  EXPECT_EQ(gpus[0]["mem_clock_max_mhz"], 1593);
+  EXPECT_FALSE(gpus[0].contains("uuid"));
+  // The same line read as the identity query's is too short: no GPU from it.
+  EXPECT_TRUE(gpus_from_nvidia_smi("NVIDIA A100-SXM4-80GB, 470.57.02, 81251 MiB, 1410 MHz, 1593 MHz\n").is_null());
+}
+
 TEST(Environment, NvidiaSmiFailureTextIsNoGpu) {
   EXPECT_TRUE(gpus_from_nvidia_smi("").is_null());
   EXPECT_TRUE(gpus_from_nvidia_smi(
