@@ -61,6 +61,9 @@ CertificationPlan load_certification_plan(const std::string& name_or_path) {
     if (!s.is_object() || !s.contains("suite") || !s["suite"].is_string())
       fail(fmt::format("suites[{}] needs a field 'suite' naming a suite", i));
     const uint64_t seed = s.value("seed", uint64_t{1});
+    for (const auto& earlier : plan.suites)
+      if (earlier.suite == s["suite"].get<std::string>() && earlier.seed == seed)
+        fail(fmt::format("suites[{}]: suite {} with seed {} is already in the plan", i, earlier.suite, seed));
     plan.suites.push_back({s["suite"].get<std::string>(), seed});
   }
   if (!doc.contains("fail_statuses") || !doc["fail_statuses"].is_array())

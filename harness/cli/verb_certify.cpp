@@ -35,13 +35,13 @@ struct CertifyFlags {
   double timeout_s = 60.0;
 };
 
-// "sweeps/gemm" seed 1 -> "sweeps-gemm.seed1": one folder per planned run.
+// "sweeps/gemm" seed 1 -> "reports/sweeps-gemm.seed1", a file ".../mine.json" -> "reports/mine.seed1":
+// one folder per planned run.
 std::string report_dir_of(const PlannedSuite& s) {
-  std::string name = s.suite;
+  std::string name = s.suite.ends_with(".json") ? fs::path(s.suite).stem().string() : s.suite;
   for (char& c : name)
     if (c == '/' || c == '\\' || c == ' ') c = '-';
-  if (name.ends_with(".json")) name.resize(name.size() - 5);
-  return fmt::format("reports/{}.seed{}", fs::path(name).filename().string(), s.seed);
+  return fmt::format("reports/{}.seed{}", name, s.seed);
 }
 
 }  // namespace

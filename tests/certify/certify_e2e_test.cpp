@@ -146,6 +146,22 @@ TEST_F(Certify, RerunReproducesRecordedVerdicts) {
   EXPECT_NE(v.out.find("--rerun-seed 11"), std::string::npos) << v.out;
 }
 
+TEST_F(Certify, SampledCasesReproduceOnRerun) {
+  // The model suites check a sample of each output; a rerun must reproduce such a verdict too.
+  const std::string plan = dir_->path() + "/sampled-plan.json";
+  std::ofstream(plan) << R"({"plan_format": "1.0", "name": "sampled", "suites": [{"suite": ")" << SAMPLED_SUITE
+                      << R"(", "seed": 5}], "fail_statuses": ["FAILED", "ERROR", "CRASHED", "TIMEOUT"]})";
+  const std::string bundle = dir_->path() + "/sampled";
+  const auto c = run_opcert("certify --backend cpu --no-peer --plan " + plan + " --out " + bundle);
+  ASSERT_EQ(c.exit_code, 0) << c.out << c.err;
+  const json report = read_json(bundle + "/reports/sampled_suite.seed5/report.json");
+  ASSERT_EQ(report.at("results").size(), 2u);
+  for (const auto& r : report.at("results")) EXPECT_TRUE(r.at("sampled").get<bool>()) << r.dump();
+  const auto v = run_opcert("verify " + bundle + " --rerun 2");
+  EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+  EXPECT_NE(v.out.find("2 reproduced their verdict"), std::string::npos) << v.out;
+}
+
 TEST_F(Certify, APluginMadeWrongIsNotCertifiedAndItsRerunDoesNotReproduce) {
   const std::string plan = dir_->path() + "/paced-plan.json";
   std::ofstream(plan) << R"({"plan_format": "1.0", "name": "paced", "suites": [{"suite": ")" << PACED_SUITE
@@ -172,10 +188,14 @@ TEST_F(Certify, APluginMadeWrongIsNotCertifiedAndItsRerunDoesNotReproduce) {
 }
 
 TEST_F(Certify, UnusableInputIsAOneLineUsageError) {
+  const std::string twice = dir_->path() + "/twice.json";
+  std::ofstream(twice) << R"({"plan_format": "1.0", "name": "twice", "suites": [{"suite": "smoke"},
+                              {"suite": "smoke", "seed": 1}], "fail_statuses": ["FAILED"]})";
   for (const std::string& args : {std::string("verify /nonexistent/bundle"), "verify " + dir_->path(),
                                  std::string("certify --backend cpu --plan no-such-plan --out ") + dir_->path() + "/x1",
                                  "certify --backend '*' --plan basic --out " + dir_->path() + "/x2",
                                  "certify --backend cpu --plan basic --out " + bundle_,
+                                 "certify --backend cpu --plan " + twice + " --out " + dir_->path() + "/x4",
                                  "certify --backend cpu --plan basic --sign-key " + pub() + " --out " + dir_->path() + "/x3"}) {
     const auto r = run_opcert(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out << r.err;
