@@ -7,7 +7,7 @@ namespace opcert {
 
 struct BuildInfo {
   std::string_view version;     // project version
-  std::string_view git_commit;  // short hash at configure time, or "unknown"
+  std::string_view git_commit;  // short hash of the tree it was built from ("-dirty" with changes), or "unknown"
   std::string_view compiler;
   std::string_view build_type;
   bool with_cuda;
@@ -16,5 +16,8 @@ struct BuildInfo {
 };
 
 const BuildInfo& build_info();
+
+/// The commit, written at every build (cmake/OpcertGitCommit.cmake).
+extern const char* const kGitCommit;
 
 }  // namespace opcert
