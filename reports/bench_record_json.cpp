@@ -1,8 +1,8 @@
 #include "reports/bench_record_json.h"
 
+#include "model/case_result_json.h"
 #include "reports/number_format.h"
 
-#include <cmath>
 #include <stdexcept>
 
 namespace opcert {
@@ -152,15 +152,12 @@ namespace {
 // A number written by json_number: a JSON number, or "nan", "inf", "-inf"; empty for null or absent.
 std::optional<double> read_number(const json& doc, const char* name) {
   const auto it = doc.find(name);
-  if (it == doc.end() || it->is_null()) return std::nullopt;
-  if (it->is_number()) return it->get<double>();
-  if (it->is_string()) {
-    const auto text = it->get<std::string>();
-    if (text == "nan") return std::nan("");
-    if (text == "inf") return INFINITY;
-    if (text == "-inf") return -INFINITY;
+  if (it == doc.end()) return std::nullopt;
+  try {
+    return number_from_json(*it);
+  } catch (const std::invalid_argument&) {
+    throw std::runtime_error(std::string("benchmark field '") + name + "' is not a number");
   }
-  throw std::runtime_error(std::string("benchmark field '") + name + "' is not a number");
 }
 
 std::string read_string(const json& doc, const char* name) {
@@ -260,13 +257,14 @@ BenchRecord bench_record_from_json(const json& doc) {
   }
   for (auto& run : r.runs) run.repetitions = static_cast<int64_t>(r.runs.size());
   const json aggregates = doc.value("aggregates", json::object());
-  for (const auto& [name, value] : aggregates.items()) {
+  for (const auto& item : aggregates.items()) {
+    const std::string& name = item.key();
     BenchRun run;
     run.name = r.name + "_" + name;
     run.run_name = r.name;
     run.aggregate = name;
     run.aggregate_is_percentage = name == "cv";
-    if (const auto v = read_number(json{{"v", value}}, "v")) run.seconds = *v;
+    if (const auto v = read_number(aggregates, name.c_str())) run.seconds = *v;
     r.runs.push_back(std::move(run));
   }
   r.seconds = read_number(doc, "seconds");

@@ -38,13 +38,10 @@ bool row_failed(const BenchRecord& r) {
 // The SM clock at the first and last readings of a record's repetitions: "1755", "1980>1755".
 std::string clocks_cell(const BenchRecord& r) {
   std::optional<uint32_t> first, last;
-  for (const auto& run : r.runs) {
-    if (!run.sampling) continue;
-    for (const auto* reading : {&run.sampling->conditions.start, &run.sampling->conditions.end}) {
-      if (!*reading || !(*reading)->sm_clock_mhz) continue;
-      if (!first) first = (*reading)->sm_clock_mhz;
-      last = (*reading)->sm_clock_mhz;
-    }
+  for (const auto& reading : gpu_readings(r.runs)) {
+    if (!reading.sm_clock_mhz) continue;
+    if (!first) first = reading.sm_clock_mhz;
+    last = reading.sm_clock_mhz;
   }
   std::string cell = !first ? "-" : *first == *last ? std::to_string(*first) : fmt::format("{}>{}", *first, *last);
   if (!r.condition_flags.empty()) cell += "*";
@@ -59,12 +56,10 @@ std::string noise_cell(const BenchRecord& r) {
 // Every clock event reason of a record's readings, but idle.
 std::set<std::string> slowing_reasons(const BenchRecord& r) {
   std::set<std::string> reasons;
-  for (const auto& run : r.runs)
-    if (run.sampling)
-      for (const auto* reading : {&run.sampling->conditions.start, &run.sampling->conditions.end})
-        if (*reading && (*reading)->clock_reasons)
-          for (const auto& name : clock_reason_names(*(*reading)->clock_reasons))
-            if (name != "gpu_idle") reasons.insert(name);
+  for (const auto& reading : gpu_readings(r.runs))
+    if (reading.clock_reasons)
+      for (const auto& name : clock_reason_names(*reading.clock_reasons))
+        if (name != "gpu_idle") reasons.insert(name);
   return reasons;
 }
 

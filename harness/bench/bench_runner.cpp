@@ -62,11 +62,10 @@ class BenchEngine {
       SampleTimer& timer = timer_for(*job.backend);
       CacheFlusher* flusher = settings_.cold_l2 ? &flusher_for(job) : nullptr;
       for (auto _ : state) {
-        Sampling sampling = sample(job, timer, flusher);
-        const double mean = sampling.samples > 0 ? tracker_.mean() : 0.0;
-        state.SetIterationTime(mean);
-        job.latest_mean_s = mean;
-        job.unreported_samplings.push_back(std::move(sampling));
+        Sampled sampled = sample(job, timer, flusher);
+        state.SetIterationTime(sampled.mean_s);
+        job.latest_mean_s = sampled.mean_s;
+        job.unreported_samplings.push_back(std::move(sampled.sampling));
       }
     } catch (const std::exception& e) {
       job.error = e.what();
@@ -85,27 +84,32 @@ class BenchEngine {
   }
 
  private:
+  struct Sampled {
+    Sampling sampling;
+    double mean_s = 0.0;  ///< the mean seconds per launch: the iteration's time
+  };
+
   // Times launches of the active job until the sampling policy stops, reading the GPU's conditions
   // just before the first and just after the last.
-  Sampling sample(const BenchJob& job, SampleTimer& timer, CacheFlusher* flusher) {
+  Sampled sample(const BenchJob& job, SampleTimer& timer, CacheFlusher* flusher) {
     const SamplingPolicy& policy = settings_.sampling;
     const opcert_device device = active_or_first_device(*job.backend);
     Sampling sampling;
     sampling.conditions.start = read_conditions(device);
-    tracker_ = NoiseTracker();
+    NoiseTracker tracker;
     const auto begin = std::chrono::steady_clock::now();
     StopReason stop = StopReason::kContinue;
     while (stop == StopReason::kContinue) {
       if (flusher) flusher->flush();
-      tracker_.add(timer.time([&] { launch_active(); }));
-      stop = should_stop(policy, tracker_, std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+      tracker.add(timer.time([&] { launch_active(); }));
+      stop = should_stop(policy, tracker, std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
     }
     sampling.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     sampling.conditions.end = read_conditions(device);
-    sampling.samples = tracker_.count();
-    sampling.noise = tracker_.relative_stddev();
+    sampling.samples = tracker.count();
+    sampling.noise = tracker.relative_stddev();
     sampling.stopped_by = stop_reason_name(stop);
-    return sampling;
+    return {std::move(sampling), tracker.mean()};
   }
 
   // A reading of a CUDA device's clocks and power; nothing for other devices.
@@ -243,7 +247,6 @@ class BenchEngine {
   std::optional<std::size_t> active_index_;
   std::map<BackendHandle*, std::unique_ptr<SampleTimer>> timers_;
   std::map<BackendHandle*, std::unique_ptr<CacheFlusher>> flushers_;
-  NoiseTracker tracker_;
   std::unique_ptr<GpuMonitor> monitor_;
 };
 

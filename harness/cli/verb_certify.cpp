@@ -106,8 +106,9 @@ void add_certify_verb(CLI::App& app, int& exit_code) {
     inputs.abi_version = fmt::format("{}.{}", OPCERT_ABI_VERSION_MAJOR, OPCERT_ABI_VERSION_MINOR);
     for (std::size_t i = 0; i < suites.size(); ++i) {
       const PlannedSuite& planned = plan.suites[i];
+      const std::string report_dir = report_dir_of(planned);
       RunSettings s = conformance_settings(*options, platforms);
-      s.out_dir = bundle / report_dir_of(planned);
+      s.out_dir = bundle / report_dir;
       s.seed = planned.seed;
       s.timeout = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(flags->timeout_s * 1000.0)));
       s.progress = ProgressMode::kPlain;
@@ -116,7 +117,7 @@ void add_certify_verb(CLI::App& app, int& exit_code) {
       s.environment = environment_inputs(*registry, s.peer);
       fmt::print("opcert certify: {} of {}: suite {} (seed {})\n", i + 1, suites.size(), planned.suite, planned.seed);
       const int code = run_conformance(run_targets(*registry, selected, s.peer), suites[i], s);
-      inputs.suites.push_back({planned, suites[i].path, suites[i].sha256, report_dir_of(planned), code});
+      inputs.suites.push_back({planned, suites[i].path, suites[i].sha256, report_dir, code});
       if (code == kExitInterrupted) break;
     }
     inputs.finished_at = now_utc();

@@ -3,18 +3,14 @@
 // gate failed.
 #include <fmt/format.h>
 
-#include <fstream>
-
 #include "cli/cli_context.h"
+#include "cli/compare_flags.h"
 #include "cli/verbs.h"
 #include "compare/compare_backends.h"
 #include "compare/compare_runs.h"
-#include "compare/comparison_files.h"
 #include "compare/comparison_text.h"
-#include "cli/compare_flags.h"
 #include "model/exit_codes.h"
 #include "model/input_error.h"
-#include "reports/report_writer.h"
 #include "reports/report_reader.h"
 
 namespace opcert {
@@ -87,9 +83,8 @@ void add_compare_verb(CLI::App& app, int& exit_code) {
       const PlatformCatalog platforms = load_platform_catalog(*options);
       const CompareOptions compare_options = resolve_compare_options(flags->gates, platforms, options->platform, now);
       comparison = compare_runs(base, now, flags->runs[0], flags->runs[1], compare_options);
-      if (!options->platform.empty() || !now.platform.empty())
-        if (const auto note = platform_gate_note(platforms, options->platform, now); !note.empty())
-          comparison.notes.push_back(note);
+      if (const auto note = platform_gate_note(platforms, options->platform, now); !note.empty())
+        comparison.notes.push_back(note);
     }
     exit_code = comparison.failures.empty() ? kExitOk : kExitCheckFailed;
     fmt::print("{}", comparison_text(comparison, stdout_wants_color()));

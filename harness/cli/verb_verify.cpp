@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
-#include <regex>
 #include <variant>
 
 #include "certify/bundle_verifier.h"
@@ -18,6 +17,7 @@
 #include "model/exit_codes.h"
 #include "model/input_error.h"
 #include "reports/report_reader.h"
+#include "session/repro.h"
 #include "session/run_paths.h"
 
 namespace opcert {
@@ -33,17 +33,6 @@ struct VerifyFlags {
   int rerun = 0;
   std::string rerun_seed;
 };
-
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string regex_escape(const std::string& s) {
-  static const std::regex special(R"([.^$|()\[\]{}*+?\\])");
-  return std::regex_replace(s, special, R"(\$&)");
-}
 
 struct Candidate {
   std::string suite;

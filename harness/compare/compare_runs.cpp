@@ -72,29 +72,42 @@ void compare_statuses(Comparison& c, const RunReport& base, const RunReport& now
     // A drift worth a line: either figure moved by more than 5%.
     if (d.growth > 1.05 || shrink < 1 / 1.05) c.drifts.push_back(std::move(d));
   }
+  const auto base_peers = peer_backends(base);
   for (const auto& r : base.results) {
     if (seen.contains(result_key(r))) continue;
-    const bool peer = peer_backends(base).contains(r.backend);
+    const bool peer = base_peers.contains(r.backend);
     c.statuses.push_back({r.case_id, r.impl_key, r.op, r.dtype, peer, r.status, std::nullopt,
                           "not in the new run", !peer && passing(r.status)});
   }
 }
 
-// The SM clock at the last reading of the record's repetitions.
-std::optional<uint32_t> last_sm_clock(const BenchRecord& b) {
-  std::optional<uint32_t> clock;
-  for (const auto& run : b.runs)
-    if (run.sampling)
-      for (const auto* r : {&run.sampling->conditions.start, &run.sampling->conditions.end})
-        if (*r && (*r)->sm_clock_mhz) clock = (*r)->sm_clock_mhz;
-  return clock;
+// A run's side of a benchmark row.
+TimingSide side_of(const BenchRecord& b) {
+  TimingSide side;
+  side.seconds = b.error.empty() ? b.seconds : std::nullopt;
+  side.repetitions = repetition_seconds(b.runs);
+  side.noise = b.noise;
+  side.peer_ratio = b.collective ? b.collective->ratio_vs_peer : b.speedup_vs_peer;
+  if (b.collective) side.busbw = b.collective->busbw_gbps;
+  side.conditions = b.condition_flags;
+  for (const auto& reading : gpu_readings(b.runs))
+    if (reading.sm_clock_mhz) side.sm_clock_mhz = reading.sm_clock_mhz;
+  return side;
 }
 
-std::vector<double> repetition_seconds(const BenchRecord& b) {
-  std::vector<double> s;
-  for (const auto& run : b.runs)
-    if (run.aggregate.empty() && run.error.empty()) s.push_back(run.seconds);
-  return s;
+std::string flags_text(const std::vector<std::string>& flags) {
+  std::string s;
+  for (const auto& f : flags) s += (s.empty() ? "" : ",") + f;
+  return s.empty() ? std::string("none") : s;
+}
+
+TimingChange row_of(const BenchRecord& b) {
+  TimingChange t;
+  t.case_id = b.case_id;
+  t.impl_key = b.impl_key;
+  t.op = b.op;
+  t.peer = b.peer || b.copy_baseline;
+  return t;
 }
 
 void compare_timings(Comparison& c, const RunReport& base, const RunReport& now, const CompareOptions& options) {
@@ -102,18 +115,8 @@ void compare_timings(Comparison& c, const RunReport& base, const RunReport& now,
   for (const auto& b : base.benchmarks) before[b.name] = &b;
   bool untestable = false;
   for (const auto& b : now.benchmarks) {
-    TimingChange t;
-    t.case_id = b.case_id;
-    t.impl_key = b.impl_key;
-    t.op = b.op;
-    t.peer = b.peer || b.copy_baseline;
-    t.new_seconds = b.error.empty() ? b.seconds : std::nullopt;
-    t.new_repetitions = repetition_seconds(b);
-    t.new_noise = b.noise;
-    t.new_peer_ratio = b.collective ? b.collective->ratio_vs_peer : b.speedup_vs_peer;
-    if (b.collective) t.new_busbw = b.collective->busbw_gbps;
-    t.new_conditions = b.condition_flags;
-    t.new_sm_clock_mhz = last_sm_clock(b);
+    TimingChange t = row_of(b);
+    t.now = side_of(b);
     const auto it = before.find(b.name);
     if (it == before.end()) {
       t.verdict = TimingVerdict::kMissing;
@@ -121,37 +124,25 @@ void compare_timings(Comparison& c, const RunReport& base, const RunReport& now,
       c.timings.push_back(std::move(t));
       continue;
     }
-    const BenchRecord& old = *it->second;
-    t.base_seconds = old.error.empty() ? old.seconds : std::nullopt;
-    t.base_repetitions = repetition_seconds(old);
-    t.base_noise = old.noise;
-    t.base_peer_ratio = old.collective ? old.collective->ratio_vs_peer : old.speedup_vs_peer;
-    if (old.collective) t.base_busbw = old.collective->busbw_gbps;
-    t.base_conditions = old.condition_flags;
-    t.base_sm_clock_mhz = last_sm_clock(old);
-    if (t.base_conditions != t.new_conditions) {
-      const auto flags = [](const std::vector<std::string>& f) {
-        std::string s;
-        for (const auto& x : f) s += (s.empty() ? "" : ",") + x;
-        return s.empty() ? std::string("none") : s;
-      };
-      t.note = fmt::format("GPU conditions differ: {} -> {}", flags(t.base_conditions), flags(t.new_conditions));
-    }
-    if (!t.base_seconds || !t.new_seconds || *t.base_seconds <= 0) {
+    t.base = side_of(*it->second);
+    if (t.base.conditions != t.now.conditions)
+      t.note = fmt::format("GPU conditions differ: {} -> {}", flags_text(t.base.conditions), flags_text(t.now.conditions));
+    if (!t.base.seconds || !t.now.seconds || *t.base.seconds <= 0) {
       t.verdict = TimingVerdict::kMissing;
-      t.note = !t.new_seconds ? "not timed in the new run" : "not timed in the base run";
+      t.note = !t.now.seconds ? "not timed in the new run" : "not timed in the base run";
       c.timings.push_back(std::move(t));
       continue;
     }
-    t.change = *t.new_seconds / *t.base_seconds - 1.0;
-    const double floor = smallest_p_value(t.base_repetitions.size(), t.new_repetitions.size());
+    t.change = *t.now.seconds / *t.base.seconds - 1.0;
+    const double floor = smallest_p_value(t.base.repetitions.size(), t.now.repetitions.size());
     if (floor >= options.alpha) {
       t.verdict = TimingVerdict::kUntestable;
-      t.note += (t.note.empty() ? "" : "; ") + fmt::format("{} and {} repetitions: a rank test cannot reach p < {}", t.base_repetitions.size(),
-                           t.new_repetitions.size(), options.alpha);
+      t.note += (t.note.empty() ? "" : "; ") + fmt::format("{} and {} repetitions: a rank test cannot reach p < {}",
+                                                         t.base.repetitions.size(), t.now.repetitions.size(),
+                                                         options.alpha);
       untestable = true;
     } else {
-      t.p_value = mann_whitney_u(t.new_repetitions, t.base_repetitions).p_value;
+      t.p_value = mann_whitney_u(t.now.repetitions, t.base.repetitions).p_value;
       const bool significant = *t.p_value < options.alpha;
       if (significant && *t.change > options.max_slowdown) t.verdict = TimingVerdict::kSlower;
       else if (significant && *t.change < -options.max_slowdown) t.verdict = TimingVerdict::kFaster;
@@ -162,12 +153,8 @@ void compare_timings(Comparison& c, const RunReport& base, const RunReport& now,
   for (const auto& b : now.benchmarks) names.insert(b.name);
   for (const auto& b : base.benchmarks)
     if (!names.contains(b.name)) {
-      TimingChange t;
-      t.case_id = b.case_id;
-      t.impl_key = b.impl_key;
-      t.op = b.op;
-      t.peer = b.peer || b.copy_baseline;
-      t.base_seconds = b.seconds;
+      TimingChange t = row_of(b);
+      t.base.seconds = b.seconds;
       t.verdict = TimingVerdict::kMissing;
       t.note = "not in the new run";
       c.timings.push_back(std::move(t));
@@ -281,12 +268,7 @@ void apply_gates(Comparison& c, const RunReport& now, const CompareOptions& opti
                               fmt::format("alignment or RMSE grew {:.3g}x, over --max-alignment-growth {:.3g}",
                                           d.growth, options.max_alignment_growth)});
   if (on.contains("peer_ratio") && options.min_peer_ratio) {
-    const auto peers = [&] {
-      std::set<std::string> p;
-      for (const auto& b : now.backends)
-        if (b.peer) p.insert(b.name);
-      return p;
-    }();
+    const auto peers = peer_backends(now);
     for (const auto& b : now.benchmarks) {
       if (b.peer || b.copy_baseline || peers.contains(b.backend)) continue;
       const auto ratio = b.collective ? b.collective->ratio_vs_peer : b.speedup_vs_peer;

@@ -38,6 +38,19 @@ struct AlignmentDrift {
 
 enum class TimingVerdict { kUnchanged, kSlower, kFaster, kUntestable, kMissing };
 
+/// One run's side of a benchmark row.
+struct TimingSide {
+  std::optional<double> seconds;          ///< the typical time; empty when not timed
+  std::vector<double> repetitions;        ///< the timed repetitions' seconds, in run order
+  std::optional<double> noise;
+  std::optional<double> peer_ratio;       ///< speedup over the peer in that run
+  std::optional<double> busbw;            ///< collectives: bus bandwidth, GB/s
+  /// The GPU's state while sampling: condition flags ("throttled", "clock-capped") and the SM
+  /// clock at the last reading; a difference between the runs may explain a change.
+  std::vector<std::string> conditions;
+  std::optional<uint32_t> sm_clock_mhz;
+};
+
 /// One benchmark row in both runs: the typical times, the change, and the rank test over the
 /// repetitions behind it.
 struct TimingChange {
@@ -45,19 +58,11 @@ struct TimingChange {
   std::string impl_key;
   std::string op;
   bool peer = false;
-  std::optional<double> base_seconds, new_seconds;
-  std::vector<double> base_repetitions, new_repetitions;
-  std::optional<double> change;   ///< new / base - 1: positive is slower
+  TimingSide base, now;
+  std::optional<double> change;   ///< now / base - 1: positive is slower
   std::optional<double> p_value;  ///< Mann-Whitney U, two-sided
-  std::optional<double> base_noise, new_noise;
-  std::optional<double> base_peer_ratio, new_peer_ratio;  ///< speedup over the peer in each run
-  std::optional<double> base_busbw, new_busbw;            ///< collectives: bus bandwidth, GB/s
-  /// The GPU's state while sampling: condition flags ("throttled", "clock-capped") and the SM clock
-  /// at the last reading, in each run; a difference may explain a change.
-  std::vector<std::string> base_conditions, new_conditions;
-  std::optional<uint32_t> base_sm_clock_mhz, new_sm_clock_mhz;
   TimingVerdict verdict = TimingVerdict::kUnchanged;
-  std::string note;  ///< why untestable, or what is missing
+  std::string note;  ///< why untestable, what is missing, how the GPU's conditions differ
 };
 
 /// A fact of the environment that differs between the runs: it may explain a change.

@@ -21,6 +21,17 @@ json numbers(const std::vector<double>& values) {
   return a;
 }
 
+// One run's side of a timing row, its keys prefixed "base_" or "new_".
+void add_side(json& row, const std::string& prefix, const TimingSide& side) {
+  row[prefix + "seconds"] = json_number(side.seconds);
+  row[prefix + "repetitions"] = numbers(side.repetitions);
+  row[prefix + "noise"] = json_number(side.noise);
+  row[prefix + "peer_ratio"] = json_number(side.peer_ratio);
+  row[prefix + "busbw_gbps"] = json_number(side.busbw);
+  row[prefix + "conditions"] = side.conditions;
+  row[prefix + "sm_clock_mhz"] = side.sm_clock_mhz ? json(*side.sm_clock_mhz) : json(nullptr);
+}
+
 }  // namespace
 
 json comparison_json(const Comparison& c, int exit_code) {
@@ -35,18 +46,14 @@ json comparison_json(const Comparison& c, int exit_code) {
                       {"base_alignment_ratio", json_number(d.base_ratio)}, {"new_alignment_ratio", json_number(d.new_ratio)},
                       {"base_rmse", json_number(d.base_rmse)}, {"new_rmse", json_number(d.new_rmse)},
                       {"growth", json_number(d.growth)}, {"beyond", d.beyond}});
-  for (const auto& t : c.timings)
-    timings.push_back({{"case", t.case_id}, {"impl", t.impl_key}, {"op", t.op}, {"peer", t.peer},
-                       {"base_seconds", json_number(t.base_seconds)}, {"new_seconds", json_number(t.new_seconds)},
-                       {"base_repetitions", numbers(t.base_repetitions)}, {"new_repetitions", numbers(t.new_repetitions)},
-                       {"change", json_number(t.change)}, {"p_value", json_number(t.p_value)},
-                       {"base_noise", json_number(t.base_noise)}, {"new_noise", json_number(t.new_noise)},
-                       {"base_peer_ratio", json_number(t.base_peer_ratio)}, {"new_peer_ratio", json_number(t.new_peer_ratio)},
-                       {"base_busbw_gbps", json_number(t.base_busbw)}, {"new_busbw_gbps", json_number(t.new_busbw)},
-                       {"base_conditions", t.base_conditions}, {"new_conditions", t.new_conditions},
-                       {"base_sm_clock_mhz", t.base_sm_clock_mhz ? json(*t.base_sm_clock_mhz) : json(nullptr)},
-                       {"new_sm_clock_mhz", t.new_sm_clock_mhz ? json(*t.new_sm_clock_mhz) : json(nullptr)},
-                       {"verdict", verdict_name(t.verdict)}, {"note", t.note}});
+  for (const auto& t : c.timings) {
+    json row = {{"case", t.case_id}, {"impl", t.impl_key}, {"op", t.op}, {"peer", t.peer},
+                {"change", json_number(t.change)}, {"p_value", json_number(t.p_value)},
+                {"verdict", verdict_name(t.verdict)}, {"note", t.note}};
+    add_side(row, "base_", t.base);
+    add_side(row, "new_", t.now);
+    timings.push_back(std::move(row));
+  }
   for (const auto& e : c.environment) environment.push_back({{"what", e.what}, {"base", e.base}, {"new", e.now}});
   for (const auto& p : c.pairs)
     pairs.push_back({{"case", p.case_id}, {"op", p.op}, {"dtype", p.dtype}, {"impl_a", p.impl_a}, {"impl_b", p.impl_b},

@@ -111,13 +111,13 @@ std::string comparison_text(const Comparison& c, bool color) {
       if (t.verdict == TimingVerdict::kSlower && !t.peer) verdict = paint.red(verdict);
       if (t.verdict == TimingVerdict::kFaster) verdict = paint.green(verdict);
       std::string extra;
-      if (t.base_busbw || t.new_busbw) extra += fmt::format("  busbw {} -> {} GB/s", figure(t.base_busbw), figure(t.new_busbw));
-      if (t.base_sm_clock_mhz && t.new_sm_clock_mhz && *t.base_sm_clock_mhz != *t.new_sm_clock_mhz)
-        extra += fmt::format("  SM {} -> {} MHz", *t.base_sm_clock_mhz, *t.new_sm_clock_mhz);
-      if (t.base_conditions != t.new_conditions && !t.note.empty()) extra += "  (" + t.note.substr(0, t.note.find(';')) + ")";
+      if (t.base.busbw || t.now.busbw) extra += fmt::format("  busbw {} -> {} GB/s", figure(t.base.busbw), figure(t.now.busbw));
+      if (t.base.sm_clock_mhz && t.now.sm_clock_mhz && *t.base.sm_clock_mhz != *t.now.sm_clock_mhz)
+        extra += fmt::format("  SM {} -> {} MHz", *t.base.sm_clock_mhz, *t.now.sm_clock_mhz);
+      if (t.base.conditions != t.now.conditions && !t.note.empty()) extra += "  (" + t.note.substr(0, t.note.find(';')) + ")";
       out += fmt::format("  {:<44} {:<26} {:>11} {:>11} {:>8} {:>7} {:>10}  {}{}\n", t.case_id, t.impl_key,
-                         seconds_text(t.base_seconds), seconds_text(t.new_seconds), change_text(t.change),
-                         p_text(t.p_value), verdict, ratio_pair(t.base_peer_ratio, t.new_peer_ratio), extra);
+                         seconds_text(t.base.seconds), seconds_text(t.now.seconds), change_text(t.change),
+                         p_text(t.p_value), verdict, ratio_pair(t.base.peer_ratio, t.now.peer_ratio), extra);
     }
   }
   for (const auto& n : c.notes) out += "note: " + n + "\n";
@@ -166,8 +166,8 @@ std::string comparison_markdown(const Comparison& c) {
     out += "| case | implementation | base | new | change | p | verdict | vs peer |\n|---|---|---|---|---|---|---|---|\n";
     for (const auto& t : c.timings)
       out += fmt::format("| `{}` | `{}` | {} | {} | {} | {} | {} | {} |\n", t.case_id, t.impl_key,
-                         seconds_text(t.base_seconds), seconds_text(t.new_seconds), change_text(t.change),
-                         p_text(t.p_value), verdict_name(t.verdict), ratio_pair(t.base_peer_ratio, t.new_peer_ratio));
+                         seconds_text(t.base.seconds), seconds_text(t.now.seconds), change_text(t.change),
+                         p_text(t.p_value), verdict_name(t.verdict), ratio_pair(t.base.peer_ratio, t.now.peer_ratio));
     out += "\n</details>\n\n";
   }
   if (!c.environment.empty()) {

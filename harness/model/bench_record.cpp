@@ -6,9 +6,7 @@ namespace opcert {
 namespace {
 
 std::vector<double> repetitions_of(const std::vector<BenchRun>& runs) {
-  std::vector<double> s;
-  for (const auto& r : runs)
-    if (r.aggregate.empty() && r.error.empty()) s.push_back(r.seconds);
+  std::vector<double> s = repetition_seconds(runs);
   std::sort(s.begin(), s.end());
   return s;
 }
@@ -34,6 +32,22 @@ std::optional<double> repetition_spread(const std::vector<BenchRun>& runs) {
   const double median = median_of_sorted(reps);
   if (median <= 0) return std::nullopt;
   return std::max(reps.back() - median, median - reps.front()) / median;
+}
+
+std::vector<double> repetition_seconds(const std::vector<BenchRun>& runs) {
+  std::vector<double> s;
+  for (const auto& r : runs)
+    if (r.aggregate.empty() && r.error.empty()) s.push_back(r.seconds);
+  return s;
+}
+
+std::vector<GpuReading> gpu_readings(const std::vector<BenchRun>& runs) {
+  std::vector<GpuReading> readings;
+  for (const auto& r : runs)
+    if (r.sampling)
+      for (const auto* reading : {&r.sampling->conditions.start, &r.sampling->conditions.end})
+        if (*reading) readings.push_back(**reading);
+  return readings;
 }
 
 std::optional<double> largest_noise(const std::vector<BenchRun>& runs) {

@@ -98,6 +98,10 @@ struct BenchRecord {
 std::optional<double> typical_seconds(const std::vector<BenchRun>& runs);
 /// max/min spread of the repetitions around their median, a fraction; empty under two repetitions.
 std::optional<double> repetition_spread(const std::vector<BenchRun>& runs);
+/// The seconds of the repetitions that were timed (no aggregate, no error), in run order.
+std::vector<double> repetition_seconds(const std::vector<BenchRun>& runs);
+/// Every GPU reading of the sampled repetitions, in order: each repetition's start, then its end.
+std::vector<GpuReading> gpu_readings(const std::vector<BenchRun>& runs);
 /// The largest noise of the sampled repetitions; empty when none was sampled.
 std::optional<double> largest_noise(const std::vector<BenchRun>& runs);
 

@@ -16,14 +16,13 @@ json number(double v) {
 }
 
 double number_from(const json& j, const char* field) {
-  if (j.is_number()) return j.get<double>();
-  if (j.is_string()) {
-    const auto s = j.get<std::string>();
-    if (s == "nan") return std::nan("");
-    if (s == "inf") return INFINITY;
-    if (s == "-inf") return -INFINITY;
+  std::optional<double> value;
+  try {
+    value = number_from_json(j);
+  } catch (const std::invalid_argument&) {
   }
-  throw std::runtime_error(std::string("result field '") + field + "' is not a number");
+  if (!value) throw std::runtime_error(std::string("result field '") + field + "' is not a number");
+  return *value;
 }
 
 const json& field(const json& j, const char* name) {
@@ -123,6 +122,18 @@ CaseResult case_result_from_json(const json& j) {
     r.alignment_ratio = number_from(*it, "alignment_ratio");
   if (auto it = j.find("rank"); it != j.end() && !it->is_null()) r.rank = it->get<int>();
   return r;
+}
+
+std::optional<double> number_from_json(const json& value) {
+  if (value.is_null()) return std::nullopt;
+  if (value.is_number()) return value.get<double>();
+  if (value.is_string()) {
+    const auto text = value.get<std::string>();
+    if (text == "nan") return std::nan("");
+    if (text == "inf") return INFINITY;
+    if (text == "-inf") return -INFINITY;
+  }
+  throw std::invalid_argument("not a number: " + value.dump());
 }
 
 }  // namespace opcert

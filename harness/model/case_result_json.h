@@ -4,11 +4,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+
 #include "model/case_result.h"
 
 namespace opcert {
 
 nlohmann::json to_json(const CaseResult& result);
+
+/// A measure as every report encodes it (JSON has no NaN or infinity): a number, or "nan", "inf",
+/// "-inf"; empty for null. Throws std::invalid_argument for anything else.
+std::optional<double> number_from_json(const nlohmann::json& value);
 /// Throws std::runtime_error naming the field when `doc` is not a well-formed result.
 CaseResult case_result_from_json(const nlohmann::json& doc);
 

@@ -1,5 +1,5 @@
-// What the bench end-to-end tests read back from --out: a JSON file, and report.json's validity
-// against reports/schema/report.schema.json.
+// What the end-to-end tests read back from their outputs (bench, compare, certify): a JSON file,
+// and its validity against a schema of reports/schema/ (report.json's, the comparison's).
 #pragma once
 
 #include <nlohmann/json.hpp>

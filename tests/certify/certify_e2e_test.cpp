@@ -9,8 +9,8 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
+#include "bench/report_files.h"
 #include "cli/run_opcert.h"
 
 namespace opcert::test {
@@ -18,13 +18,6 @@ namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-json read_json(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return json::parse(s.str());
-}
 
 // Flips the lowest bit of the byte in the middle of the file.
 void flip_one_byte(const fs::path& file) {

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "bench/report_files.h"
 #include "cli/run_opcert.h"
 
 namespace opcert::test {
@@ -30,28 +31,6 @@ std::string steady(const std::string& out, const std::string& extra = "") {
 }
 
 constexpr const char* kRegression = "OPCERT_TEST_PACED_SLOWER_ROWS=20 OPCERT_TEST_PACED_WRONG_ROWS=30";
-
-json read_json(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return json::parse(s.str());
-}
-
-// "" when `doc` validates against `schema`, the complaint otherwise, "skip" without jsonschema.
-std::string schema_problems(const std::string& schema, const std::string& doc) {
-  const std::string cmd =
-      "/usr/bin/python3 -c 'import json,sys\ntry:\n import jsonschema\nexcept ImportError:\n print(\"skip\"); sys.exit(0)\n"
-      "jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))' " +
-      schema + " " + doc + " 2>&1";
-  std::string output;
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[4096];
-    while (std::fgets(buf, sizeof buf, p)) output += buf;
-    pclose(p);
-  }
-  return output == "skip\n" ? "skip" : output;
-}
 
 std::set<std::string> failures_of(const json& comparison) {
   std::set<std::string> f;

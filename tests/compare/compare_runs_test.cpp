@@ -160,9 +160,9 @@ TEST(CompareRuns, TheGpusConditionsOfARowAreSetSideBySide) {
   hot.condition_flags = {"throttled"};
   const Comparison c = compare_runs(run_of({}, {cool}), run_of({}, {hot}), "base", "new", CompareOptions{});
   ASSERT_EQ(c.timings.size(), 1u);
-  EXPECT_EQ(c.timings[0].base_sm_clock_mhz, 1980u);
-  EXPECT_EQ(c.timings[0].new_sm_clock_mhz, 1410u);
-  EXPECT_EQ(c.timings[0].new_conditions, (std::vector<std::string>{"throttled"}));
+  EXPECT_EQ(c.timings[0].base.sm_clock_mhz, 1980u);
+  EXPECT_EQ(c.timings[0].now.sm_clock_mhz, 1410u);
+  EXPECT_EQ(c.timings[0].now.conditions, (std::vector<std::string>{"throttled"}));
   EXPECT_EQ(c.timings[0].note, "GPU conditions differ: none -> throttled");
   EXPECT_EQ(c.timings[0].verdict, TimingVerdict::kSlower);  // the reason is shown; the gate still fails
 }
