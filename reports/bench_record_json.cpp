@@ -2,6 +2,7 @@
 
 #include "model/case_result_json.h"
 #include "reports/number_format.h"
+#include "reports/json_values.h"
 
 #include <stdexcept>
 
@@ -10,7 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-json string_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
 json collective_json(const CollectiveFigures& c) {
   json per_rank = json::array();

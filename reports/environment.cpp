@@ -1,4 +1,5 @@
 #include "reports/environment.h"
+#include "reports/json_values.h"
 
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -64,8 +65,6 @@ json leading_integer(const std::string& text) {
   return std::stoull(s.substr(0, digits));
 }
 
-json string_or_null(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
-json string_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
 // Runs a shell command and returns its standard output. The exit status is not trusted: a
 // runner's SIGCHLD reaper may take it first; the parsers reject what is not the expected output.

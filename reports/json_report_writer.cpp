@@ -7,13 +7,13 @@
 #include "reports/number_format.h"
 #include "reports/report_writer.h"
 #include "reports/run_summary.h"
+#include "reports/json_values.h"
 
 namespace opcert {
 namespace {
 
 using nlohmann::json;
 
-json string_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
 json counts_json(const StatusCounts& counts) {
   json j = json::object();

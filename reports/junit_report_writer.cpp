@@ -30,12 +30,6 @@ const BackendRecord* find_record(const RunReport& report, const std::string& bac
   return nullptr;
 }
 
-std::string environment_string(const RunReport& report, const char* key) {
-  if (!report.environment.is_object()) return "";
-  const auto it = report.environment.find(key);
-  return it != report.environment.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 void add_property(std::string& xml, std::string_view name, std::string_view value) {
   xml += "      <property" + attr("name", name) + attr("value", value) + "/>\n";
 }

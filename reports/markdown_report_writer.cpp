@@ -49,12 +49,6 @@ std::string cell(std::string_view s) {
   return out;
 }
 
-std::string environment_string(const RunReport& report, const char* key) {
-  if (!report.environment.is_object()) return "";
-  const auto it = report.environment.find(key);
-  return it != report.environment.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 std::string or_none(const std::string& s) { return s.empty() ? "none" : s; }
 
 std::string facts(const RunReport& report) {

@@ -54,4 +54,11 @@ struct RunReport {
   std::string launcher;
 };
 
+/// The environment's string field `key` ("host", "git_commit"), "" when absent or not a string.
+inline std::string environment_string(const RunReport& report, const char* key) {
+  if (!report.environment.is_object()) return "";
+  const auto it = report.environment.find(key);
+  return it != report.environment.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 }  // namespace opcert

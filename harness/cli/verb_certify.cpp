@@ -14,6 +14,7 @@
 #include "certify/certification_plan.h"
 #include "check/suite.h"
 #include "cli/cli_context.h"
+#include "cli/golden_flags.h"
 #include "cli/run_settings_builder.h"
 #include "cli/verbs.h"
 #include "model/exit_codes.h"
@@ -33,6 +34,7 @@ struct CertifyFlags {
   std::string out;
   std::string sign_key;
   double timeout_s = 60.0;
+  std::string golden;
 };
 
 // "sweeps/gemm" seed 1 -> "reports/sweeps-gemm.seed1", a file ".../mine.json" -> "reports/mine.seed1":
@@ -66,6 +68,7 @@ void add_certify_verb(CLI::App& app, int& exit_code) {
   verb->add_option("--sign-key", flags->sign_key, "Sign SHA256SUMS with this Ed25519 private key (PEM)")
       ->type_name("FILE");
   verb->add_option("--timeout", flags->timeout_s, "Seconds per case before it is TIMEOUT")->capture_default_str();
+  add_golden_flag(*verb, flags->golden);
 
   verb->callback([options, flags, peer, &exit_code] {
     const auto started = std::chrono::system_clock::now();
@@ -73,6 +76,7 @@ void add_certify_verb(CLI::App& app, int& exit_code) {
     const PlatformCatalog platforms = load_platform_catalog(*options);
     std::vector<Suite> suites;
     for (const auto& planned : plan.suites) suites.push_back(load_suite(planned.suite, planned.seed));
+    for (std::size_t i = 0; i < suites.size(); ++i) require_references(flags->golden, suites[i], plan.suites[i].seed);
     std::set<std::string> plan_ops;
     for (const auto& suite : suites)
       for (const auto& c : suite.cases) plan_ops.insert(c.op);
@@ -115,6 +119,7 @@ void add_certify_verb(CLI::App& app, int& exit_code) {
       s.repro_suite = planned.suite;
       s.peer = peer_name;
       s.environment = environment_inputs(*registry, s.peer);
+      use_golden_set(flags->golden, suites[i], planned.seed, s);
       fmt::print("opcert certify: {} of {}: suite {} (seed {})\n", i + 1, suites.size(), planned.suite, planned.seed);
       const int code = run_conformance(run_targets(*registry, selected, s.peer), suites[i], s);
       inputs.suites.push_back({planned, suites[i].path, suites[i].sha256, report_dir, code});

@@ -9,6 +9,7 @@
 #include "cli/build_info.h"
 #include "cli/cli_context.h"
 #include "cli/compare_flags.h"
+#include "cli/golden_flags.h"
 #include "cli/run_settings_builder.h"
 #include "cli/verbs.h"
 #include "model/exit_codes.h"
@@ -32,6 +33,7 @@ struct RunFlags {
   double timeout_s = 60.0;
   std::string impl;
   std::string progress = "auto";
+  std::string golden;
 };
 
 // A suite given as a file is named by its absolute path in repro lines; a named one by its name.
@@ -87,6 +89,7 @@ void add_run_verb(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"auto", "bar", "plain"}))
       ->capture_default_str();
 
+  add_golden_flag(*verb, flags->golden);
   auto baseline = std::make_shared<BaselineFlags>();
   add_baseline_flags(*verb, *baseline);
 
@@ -134,6 +137,8 @@ void add_run_verb(CLI::App& app, int& exit_code) {
       world->finalize();
       return;
     }
+    require_references(flags->golden, suite, flags->seed);
+    use_golden_set(flags->golden, suite, flags->seed, s);
     exit_code = run_conformance(run_targets(*registry, selected, s.peer), suite, s);
     if (!baseline->baseline.empty()) {
       const int gates = compare_with_baseline(baseline->baseline, s.out_dir, baseline->gates, platforms, options->platform);

@@ -10,6 +10,7 @@
 
 #include "check/suite.h"
 #include "cli/cli_context.h"
+#include "cli/golden_flags.h"
 #include "cli/verbs.h"
 #include "model/dtype.h"
 #include "model/exit_codes.h"
@@ -23,6 +24,7 @@ namespace {
 struct WorkerFlags {
   std::string suite;
   uint64_t seed = 1;
+  std::string golden;
 };
 
 struct ProtocolFds {
@@ -53,6 +55,7 @@ void add_worker_verb(CLI::App& app, int& exit_code) {
   add_common_options(*verb, *options);
   verb->add_option("--suite", flags->suite, "Suite name or file")->required();
   verb->add_option("--seed", flags->seed, "Seed of the generated inputs");
+  verb->add_option("--golden", flags->golden, "Read references from this golden set");
 
   verb->callback([options, flags, &exit_code] {
     // The runner owns this process: if it dies, so do we (a hung case must not outlive it).
@@ -67,6 +70,7 @@ void add_worker_verb(CLI::App& app, int& exit_code) {
     std::unique_ptr<Registry> registry;
     BackendHandle* backend = nullptr;
     Suite suite;
+    ExecutionOptions::ReferenceSource golden;
     PlatformConfig platform;
     bool has_platform = false;
     try {
@@ -84,6 +88,7 @@ void add_worker_verb(CLI::App& app, int& exit_code) {
         throw NoBackendError(why);
       }
       suite = load_suite(flags->suite, flags->seed);
+      if (!flags->golden.empty()) golden = golden_reference_source(flags->golden, suite, flags->seed);
       hello.backend = backend->name();
       hello.cases = static_cast<int64_t>(suite.cases.size());
     } catch (const std::exception& e) {
@@ -95,7 +100,11 @@ void add_worker_verb(CLI::App& app, int& exit_code) {
       return;
     }
     const PlatformConfig* applied = has_platform ? &platform : nullptr;
-    serve_jobs(*backend, suite, fds.in, fds.out, [applied](const Case& c) { return execution_options(c, applied); });
+    serve_jobs(*backend, suite, fds.in, fds.out, [applied, &golden](const Case& c) {
+      ExecutionOptions o = execution_options(c, applied);
+      o.reference = golden;
+      return o;
+    });
     exit_code = kExitOk;
   });
 }

@@ -13,6 +13,10 @@
 
 #include "opkit/op_registry.h"
 
+#ifdef OPCERT_REFERENCE_HAS_TORCH
+#include <torch/version.h>
+#endif
+
 namespace opcert {
 namespace {
 
@@ -30,6 +34,22 @@ void register_reference(std::string_view op, OpReference reference) {
                  static_cast<int>(op.size()), op.data());
     std::abort();
   }
+}
+
+bool reference_available() {
+#ifdef OPCERT_REFERENCE_HAS_TORCH
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string reference_library() {
+#ifdef OPCERT_REFERENCE_HAS_TORCH
+  return std::string("LibTorch ") + TORCH_VERSION + ", fp64 on the CPU";
+#else
+  return "";
+#endif
 }
 
 std::vector<ReferenceOutput> compute_reference(const Case& c, std::span<const HostTensor> inputs, const SamplePlan& sample) {

@@ -29,6 +29,13 @@ namespace opcert {
 std::vector<ReferenceOutput> compute_reference(const Case& c, std::span<const HostTensor> inputs,
                                                const SamplePlan& sample = {});
 
+/// Whether this build computes golden references (it was built with LibTorch).
+bool reference_available();
+
+/// What computes the references, for golden sets' manifests: "LibTorch 2.x, fp64 on the CPU";
+/// "" without LibTorch.
+std::string reference_library();
+
 /// One op's golden reference: the outputs the case lists, in any order (compute_reference orders
 /// them and checks the sample plan first). Throws std::invalid_argument for a case the contract
 /// does not define.

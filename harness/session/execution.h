@@ -3,14 +3,19 @@
 // copied back, guards checked, the reference computed and compared.
 #pragma once
 
+#include <functional>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "check/tolerance.h"
 #include "loader/backend_handle.h"
 #include "loader/platform/platform_config.h"
 #include "model/case.h"
 #include "model/case_result.h"
+#include "model/host_tensor.h"
+#include "opkit/reference_output.h"
 
 namespace opcert {
 
@@ -20,6 +25,11 @@ struct ExecutionOptions {
   BoundOverride bound_override;
   /// Above this many elements an output is checked on a sample (Case::sample_elements wins).
   int64_t default_sample_elements = 0;
+  /// Where the golden reference comes from: empty for compute_reference (LibTorch, fp64), else
+  /// this, e.g. a golden set's stored reference (`opcert run --golden`, golden/golden_set.h).
+  using ReferenceSource =
+      std::function<std::vector<ReferenceOutput>(const Case&, std::span<const HostTensor>, const SamplePlan&)>;
+  ReferenceSource reference;
 };
 
 /// The options of case `c` under `platform` (may be null): its tolerance override for the case's

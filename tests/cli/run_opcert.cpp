@@ -37,12 +37,14 @@ std::string TempDir::write(const std::string& name, const std::string& text) con
   return file;
 }
 
-CommandResult run_opcert(const std::string& args, const std::string& env) {
+CommandResult run_opcert(const std::string& args, const std::string& env) { return run_opcert_binary(OPCERT_BINARY, args, env); }
+
+CommandResult run_opcert_binary(const std::string& binary, const std::string& args, const std::string& env) {
   TempDir capture;
   const std::string out = capture.path() + "/out", err = capture.path() + "/err";
   // env -u keeps the developer's own settings from leaking into the test.
   const std::string command = "env -u OPCERT_PLUGIN_PATH -u OPCERT_PLATFORM_JSON -u OPCERT_BACKENDS -u OPCERT_PLATFORM " +
-                              env + " " + OPCERT_BINARY + " " + args + " >" + out + " 2>" + err + " </dev/null";
+                              env + " " + binary + " " + args + " >" + out + " 2>" + err + " </dev/null";
   const int status = std::system(command.c_str());
   CommandResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

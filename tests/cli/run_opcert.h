@@ -14,6 +14,9 @@ struct CommandResult {
 /// Runs `opcert <args>` through the shell with `env` prefixed (e.g. "OPCERT_PLUGIN_PATH=/x").
 CommandResult run_opcert(const std::string& args, const std::string& env = "");
 
+/// run_opcert with another opcert executable (e.g. the build without LibTorch).
+CommandResult run_opcert_binary(const std::string& binary, const std::string& args, const std::string& env = "");
+
 /// A fresh private directory (mode 0700), removed with its contents on destruction.
 class TempDir {
  public:

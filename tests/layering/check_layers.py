@@ -24,20 +24,20 @@ import tempfile
 
 # Lowest first. A layer may include itself and any layer before it.
 LAYERS = ["abi", "sdk", "model", "opkit", "loader", "reference", "ops", "check", "ranks", "reports", "compare",
-          "certify", "session", "run", "bench", "cli"]
+          "certify", "session", "golden", "run", "bench", "cli"]
 SIBLINGS = {("run", "bench"), ("bench", "run")}  # same height, but strangers
 RANK = {name: i for i, name in enumerate(LAYERS)}
 RANK["bench"] = RANK["run"]
 RANK["cli"] = RANK["run"] + 1
-HARNESS_LAYERS = ["model", "opkit", "loader", "reference", "ops", "check", "ranks", "compare", "certify", "session", "run",
-                  "bench", "cli"]
+HARNESS_LAYERS = ["model", "opkit", "loader", "reference", "ops", "check", "ranks", "compare", "certify", "session", "golden",
+                  "run", "bench", "cli"]
 SOURCE_SUFFIXES = (".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh", ".in")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 DEFAULT_PEER_LINE = re.compile(r'constexpr const char\* kDefaultPeer = "torch";')
 TARGET_LAYER = {"abi": "abi", "sdk": "sdk", "model": "model", "opkit": "opkit", "loader": "loader",
                 "platform": "loader", "reference": "reference", "ops": "ops", "check": "check", "ranks": "ranks",
-                "reports": "reports", "compare": "compare", "certify": "certify", "session": "session", "run": "run", "bench": "bench"}
+                "reports": "reports", "compare": "compare", "certify": "certify", "session": "session", "golden": "golden", "run": "run", "bench": "bench"}
 
 
 def layer_of(rel):

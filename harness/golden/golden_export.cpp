@@ -1,0 +1,104 @@
+#include "golden/golden_export.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "check/fill.h"
+#include "check/sample_plan.h"
+#include "golden/golden_case.h"
+#include "loader/file_digest.h"
+#include "opkit/op_registry.h"
+#include "reference/reference.h"
+#include "session/job_list.h"
+
+namespace opcert {
+namespace {
+
+// Bytes a safetensors header takes per tensor, generously (name, dtype, shape, offsets), and the
+// metadata's.
+constexpr uint64_t kHeaderBytesPerTensor = 160;
+constexpr uint64_t kMetadataBytes = 1024;
+
+}  // namespace
+
+GoldenExportSuite select_golden_cases(Suite suite, uint64_t seed, const std::string& filter) {
+  GoldenExportSuite s;
+  s.seed = seed;
+  for (std::size_t i : filter_cases(suite.cases, filter)) {
+    const OpDescriptor* op = find_op(suite.cases[i].op);
+    if (op != nullptr && op->family != OpFamily::kCollective) s.cases.push_back(i);
+  }
+  s.suite = std::move(suite);
+  return s;
+}
+
+uint64_t golden_case_bytes_bound(const Case& c) {
+  uint64_t bytes = kMetadataBytes;
+  for (const TensorSpec& t : c.inputs) bytes += t.bytes() + kHeaderBytesPerTensor + 80;  // 80: its sha256 in the metadata
+  const SamplePlan plan = make_sample_plan(c, c.sample_elements);
+  for (const TensorSpec& t : c.outputs) {
+    const auto sampled = plan.find(t.name);
+    const auto checked = static_cast<uint64_t>(sampled == plan.end() ? t.numel() : static_cast<int64_t>(sampled->second.size()));
+    bytes += checked * 8 * (sampled == plan.end() ? 3 : 4) + 4 * kHeaderBytesPerTensor;
+  }
+  return bytes;
+}
+
+std::string golden_suite_folder(const std::string& suite, uint64_t seed) {
+  std::string name = suite.ends_with(".json") ? std::filesystem::path(suite).stem().string() : suite;
+  for (char& ch : name)
+    if (ch == '/' || ch == '\\' || ch == ' ') ch = '-';
+  return fmt::format("{}.seed{}", name, seed);
+}
+
+GoldenManifest export_golden_set(std::span<const GoldenExportSuite> suites, const std::filesystem::path& dir,
+                                 const GoldenProvenance& provenance, const std::function<void(const GoldenCaseEntry&)>& on_case) {
+  GoldenManifest manifest;
+  manifest.opcert_version = provenance.opcert_version;
+  manifest.opcert_commit = provenance.opcert_commit;
+  manifest.reference = provenance.reference;
+  manifest.created = provenance.created;
+  for (const GoldenExportSuite& s : suites) {
+    GoldenSuiteEntry entry{s.suite.name, s.suite.sha256, s.seed, {}};
+    const std::string folder = golden_suite_folder(s.suite.name, s.seed);
+    std::filesystem::create_directories(dir / folder);
+    for (std::size_t i : s.cases) {
+      const Case& c = s.suite.cases[i];
+      GoldenCaseEntry e;
+      e.id = c.id;
+      e.op = c.op;
+      std::vector<std::byte> bytes;
+      SamplePlan plan;
+      try {
+        std::vector<HostTensor> inputs;
+        for (const TensorSpec& spec : c.inputs) inputs.push_back(generate_input(spec, c.seed, c.id));
+        // The sample a run draws (session/prepared_case.cpp): the same plan, the same indices.
+        plan = make_sample_plan(c, c.sample_elements);
+        const std::vector<ReferenceOutput> reference = compute_reference(c, inputs, plan);
+        bytes = encode_golden_case(c, s.suite.name, inputs, reference).serialize();
+      } catch (const std::exception& ex) {
+        e.error = ex.what();  // what a run's check would have said of this case's reference
+      }
+      if (e.error.empty()) {
+        e.file = folder + "/" + golden_file_name(c.id);
+        e.bytes = bytes.size();
+        e.sha256 = sha256_hex(bytes);
+        e.sampled = !plan.empty();
+        std::ofstream out(dir / e.file, std::ios::binary | std::ios::trunc);
+        out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", (dir / e.file).string()));
+      }
+      on_case(e);
+      entry.cases.push_back(std::move(e));
+    }
+    manifest.suites.push_back(std::move(entry));
+  }
+  const std::filesystem::path path = dir / "manifest.json";
+  std::ofstream out(path, std::ios::trunc);
+  out << manifest.to_json().dump(2) << "\n";
+  if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", path.string()));
+  return manifest;
+}
+
+}  // namespace opcert
