@@ -90,7 +90,8 @@ endif()
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/configs/"
         DESTINATION "${OPCERT_INSTALL_DATADIR}/configs" COMPONENT Runtime
         FILES_MATCHING PATTERN "*.json")
-# Suites by name ("smoke", "sweeps/gemm", "models/llama3-8b"); the check layer looks here last.
+# Suites by name ("smoke", "sweeps/gemm", "models/llama3-8b"); an installed opcert finds them from
+# its own path (harness/loader/install_layout.cpp) and never reads the source tree.
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/suites/"
         DESTINATION "${OPCERT_INSTALL_DATADIR}/suites" COMPONENT Runtime
         FILES_MATCHING PATTERN "*.json")

@@ -11,6 +11,7 @@
 # FLAGS: more opcert flags, space-separated (--impl GLOBS, --no-peer); no colons in FILTER or FLAGS.
 #   copy                       ci/gpu/copy_bandwidth.py (the memory-bound targets' yardstick)
 #   crosscheck:SUITE[:FILTER]  ci/gpu/torch_crosscheck.py: opcert's torch rows beside torch alone
+#   certify                    ci/gpu/certify_check.sh: certify --devices all, verify, golden vs LibTorch
 # A step gets what is left of DEADLINE_S plus 60 s, then is stopped (its log so far comes back).
 # At most 8 files come back: steps.txt (the summary) and one log per step, so name few steps.
 set -uo pipefail
@@ -43,6 +44,7 @@ for step in "$@"; do
       timeout "$left" python3 ci/gpu/torch_crosscheck.py "$opcert" "$suite" "${filter_args[@]}" --out "$work/$name" \
         -- --benchmark_min_time=0.3s --benchmark_repetitions=3 --max-time 1 > "$log" 2>&1 ;;
     ctest) ctest --test-dir build/gpu -L gpu --output-on-failure > "$log" 2>&1 ;;
+    certify) timeout "$left" ci/gpu/certify_check.sh "$work/$name" > "$log" 2>&1 ;;
     run)
       timeout "$left" "$opcert" run --backend cuda --suite "$suite" --filter "${filter:-}" --out "$work/$name" \
         --progress plain "${extra[@]}" > "$log" 2>&1

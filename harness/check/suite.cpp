@@ -14,6 +14,7 @@
 
 #include "check/case_id.h"
 #include "loader/file_digest.h"
+#include "loader/install_layout.h"
 #include "model/dtype.h"
 #include "model/input_error.h"
 #include "opkit/op_registry.h"
@@ -222,11 +223,14 @@ void append_split(std::vector<std::string>& out, const std::string& list) {
 std::vector<std::string> suite_search_path() {
   std::vector<std::string> dirs;
   if (const char* env = std::getenv("OPCERT_SUITE_PATH")) append_split(dirs, env);
+  // An installed opcert reads its own suites, wherever the prefix was moved, never the source tree
+  // it was built from; a build tree's reads the source tree's.
+  if (const auto installed = installed_data_dir()) {
+    dirs.push_back((*installed / "suites").string());
+    return dirs;
+  }
 #ifdef OPCERT_SOURCE_SUITES_DIR
   dirs.emplace_back(OPCERT_SOURCE_SUITES_DIR);
-#endif
-#ifdef OPCERT_INSTALLED_SUITES_DIR
-  dirs.emplace_back(OPCERT_INSTALLED_SUITES_DIR);
 #endif
   return dirs;
 }

@@ -28,6 +28,17 @@ void add_common_options(CLI::App& verb, CommonOptions& o) {
       ->type_name("NAME");
   verb.add_option("--platform-config", o.platform_configs, "Extra platform config file, merged over the built-ins by name")
       ->type_name("FILE");
+  verb.add_flag("--verbose", o.verbose, "Also report built-in backends that could not load though --backend leaves them out");
+}
+
+void print_unavailable(const Registry& registry, const CommonOptions& o) {
+  const NameSelection selection(o.backend);
+  constexpr std::string_view kBuiltin = "built-in ";
+  for (const auto& u : registry.unavailable()) {
+    const bool builtin = std::string_view(u.source).starts_with(kBuiltin);
+    if (builtin && !o.verbose && !selection.matches(std::string_view(u.source).substr(kBuiltin.size()))) continue;
+    fmt::print(stderr, "opcert: unavailable: {}: {}\n", u.source, u.reason);
+  }
 }
 
 std::unique_ptr<Registry> load_registry(const CommonOptions& o) {

@@ -22,10 +22,15 @@ struct CommonOptions {
   bool allow_insecure_plugins = false;        // --allow-insecure-plugins
   std::string platform;                       // --platform / OPCERT_PLATFORM
   std::vector<std::string> platform_configs;  // --platform-config (after OPCERT_PLATFORM_JSON)
+  bool verbose = false;                       // --verbose: also what the selection leaves out
 };
 
 /// Adds the common flags to a verb.
 void add_common_options(CLI::App& verb, CommonOptions& options);
+
+/// One stderr line per backend that could not be loaded, except a built-in one that --backend
+/// leaves out anyway (unless --verbose): a run of a plugin alone is not told about a missing GPU.
+void print_unavailable(const Registry& registry, const CommonOptions& options);
 
 /// The peer of `opcert run` and `opcert bench`: the backend every result is compared with
 /// (alignment, speed ratios), a role rather than a name (docs/CLI.md, "The peer").

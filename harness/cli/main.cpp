@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <string>
 
 #include "cli/verbs.h"
 #include "loader/backend_handle.h"
@@ -25,6 +26,20 @@ int main(int argc, char** argv) {
   opcert::add_version_verb(app, exit_code);
   opcert::add_worker_verb(app, exit_code);
 
+  // An unknown verb is one line naming it, exit 2: CLI11 would take it for an argument of the app
+  // and answer `opcert nosuch --help` with the top-level help and exit 0.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string verbs;
+    bool known = false;
+    for (const CLI::App* verb : app.get_subcommands([](const CLI::App*) { return true; })) {
+      known = known || verb->check_name(argv[1]);
+      if (!verb->get_group().empty()) verbs += (verbs.empty() ? "" : ", ") + verb->get_name();  // not the hidden worker
+    }
+    if (!known) {
+      std::fprintf(stderr, "opcert: error: unknown verb '%s'; the verbs are %s (opcert --help)\n", argv[1], verbs.c_str());
+      return opcert::kExitBadInput;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

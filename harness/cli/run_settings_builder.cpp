@@ -23,10 +23,12 @@ RunSettings conformance_settings(const CommonOptions& options, const PlatformCat
     s.worker_options.push_back("--allow-insecure-plugins");
     s.repro_options.push_back("--allow-insecure-plugins");
   }
-  for (const auto& f : options.platform_configs) {
-    s.worker_options.insert(s.worker_options.end(), {"--platform-config", absolute(f)});
-    s.repro_options.insert(s.repro_options.end(), {"--platform-config", absolute(f)});
-  }
+  // Workers get the configs as read here, not their paths: a pipe or <(...) cannot be read twice,
+  // and a file changed mid-run must not give the workers another platform than the report's.
+  s.worker_options.push_back("--platforms-from-runner");
+  for (const auto& file : platforms.merged_files())
+    s.worker_options.insert(s.worker_options.end(), {"--platform-config-text", file.source + "\n" + file.text});
+  for (const auto& f : options.platform_configs) s.repro_options.insert(s.repro_options.end(), {"--platform-config", absolute(f)});
   if (!options.platform.empty()) {
     s.worker_options.insert(s.worker_options.end(), {"--platform", options.platform});
     s.repro_options.insert(s.repro_options.end(), {"--platform", options.platform});

@@ -206,7 +206,7 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
       validate(s.sampling);
     }
     auto registry = load_registry(*options);
-    for (const auto& u : registry->unavailable()) fmt::print(stderr, "opcert: unavailable: {}: {}\n", u.source, u.reason);
+    print_unavailable(*registry, *options);
     const auto selected = select_backends(*registry, options->backend);
 
     s.filter = flags->filter;

@@ -89,7 +89,7 @@ void add_certify_verb(CLI::App& app, int& exit_code) {
                                    bundle.string()));
     if (!flags->sign_key.empty()) (void)ed25519_fingerprint(flags->sign_key, true);  // a bad key before hours of runs
     auto registry = load_registry(*options);
-    for (const auto& u : registry->unavailable()) fmt::print(stderr, "opcert: unavailable: {}: {}\n", u.source, u.reason);
+    print_unavailable(*registry, *options);
     const auto selected = select_backends(*registry, options->backend);
     if (selected.size() != 1) {
       std::string names;

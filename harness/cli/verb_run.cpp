@@ -100,7 +100,7 @@ void add_run_verb(CLI::App& app, int& exit_code) {
     const PlatformCatalog platforms = load_platform_catalog(*options);
     const Suite suite = load_suite(flags->suite, flags->seed);
     auto registry = load_registry(*options);
-    for (const auto& u : registry->unavailable()) fmt::print(stderr, "opcert: unavailable: {}: {}\n", u.source, u.reason);
+    print_unavailable(*registry, *options);
     const auto selected = select_backends(*registry, options->backend);
 
     RunSettings s = conformance_settings(*options, platforms);

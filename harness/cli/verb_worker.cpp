@@ -25,7 +25,20 @@ struct WorkerFlags {
   std::string suite;
   uint64_t seed = 1;
   std::string golden;
+  bool platforms_from_runner = false;
+  std::vector<std::string> platform_texts;  // "<source>\n<the file's text>"
 };
+
+// The catalogue the runner loaded: the built-ins and each file's text as it read it (never the
+// files again, nor OPCERT_PLATFORM_JSON, which the worker inherits).
+PlatformCatalog runner_catalog(const std::vector<std::string>& texts) {
+  PlatformCatalog catalog = PlatformCatalog::builtin();
+  for (const std::string& t : texts) {
+    const auto newline = t.find('\n');
+    catalog.merge_text(newline == std::string::npos ? "" : std::string_view(t).substr(newline + 1), t.substr(0, newline));
+  }
+  return catalog;
+}
 
 struct ProtocolFds {
   int in = -1;
@@ -56,6 +69,8 @@ void add_worker_verb(CLI::App& app, int& exit_code) {
   verb->add_option("--suite", flags->suite, "Suite name or file")->required();
   verb->add_option("--seed", flags->seed, "Seed of the generated inputs");
   verb->add_option("--golden", flags->golden, "Read references from this golden set");
+  verb->add_flag("--platforms-from-runner", flags->platforms_from_runner, "Platform configs come as --platform-config-text");
+  verb->add_option("--platform-config-text", flags->platform_texts, "A platform config's source name, a newline, its text");
 
   verb->callback([options, flags, &exit_code] {
     // The runner owns this process: if it dies, so do we (a hung case must not outlive it).
@@ -74,7 +89,8 @@ void add_worker_verb(CLI::App& app, int& exit_code) {
     PlatformConfig platform;
     bool has_platform = false;
     try {
-      const PlatformCatalog platforms = load_platform_catalog(*options);
+      const PlatformCatalog platforms =
+          flags->platforms_from_runner ? runner_catalog(flags->platform_texts) : load_platform_catalog(*options);
       if (!options->platform.empty()) {
         platform = platforms.require(options->platform);
         has_platform = true;

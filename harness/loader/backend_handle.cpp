@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "loader/abi_layout.h"
+
 namespace opcert {
 namespace {
 
@@ -134,20 +136,23 @@ void BackendHandle::synchronize(opcert_device device) {
 }
 
 SupportAnswer BackendHandle::query(const opcert_op_call& call) {
-  opcert_query_op_args a{sizeof(a), backend_, &call, 0, nullptr, nullptr};
+  const CallLayout laid_out(call, api_->abi_minor);
+  opcert_query_op_args a{sizeof(a), backend_, &laid_out.call(), 0, nullptr, nullptr};
   check(api_->query_op(&a), "query_op failed");
   if (a.supported == 0) return {false, text(a.reason), {}};
   return {true, {}, text(a.library_call)};
 }
 
 void BackendHandle::run(const opcert_op_call& call, opcert_comm* comm) {
-  opcert_run_op_args a{sizeof(a), backend_, &call, comm};
+  const CallLayout laid_out(call, api_->abi_minor);  // no copy unless the backend's minor needs one
+  opcert_run_op_args a{sizeof(a), backend_, &laid_out.call(), comm};
   check(api_->run_op(&a), "run_op failed");
 }
 
 uint64_t BackendHandle::publish_outputs(const opcert_op_call& call) {
   if (!OPCERT_API_HAS(api_, opcert_api, publish_outputs)) return 0;
-  opcert_publish_outputs_args a{sizeof(a), backend_, &call, 0};
+  const CallLayout laid_out(call, api_->abi_minor);
+  opcert_publish_outputs_args a{sizeof(a), backend_, &laid_out.call(), 0};
   check(api_->publish_outputs(&a), "publish_outputs failed");
   return a.bytes;
 }

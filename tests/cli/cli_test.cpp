@@ -3,7 +3,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
 
 #include "cli/run_opcert.h"
 
@@ -15,11 +21,57 @@ using nlohmann::json;
 TEST(Cli, VersionNamesTheAbi) {
   const auto r = run_opcert("version");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("backend ABI 1.1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("backend ABI 1.2"), std::string::npos) << r.out;
+}
+
+TEST(Cli, AnUnknownVerbIsOneLineNamingItAndExitTwo) {
+  for (const char* args : {"nosuch", "nosuch --help", "nosuch run"}) {
+    const auto r = run_opcert(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_EQ(r.err, "opcert: error: unknown verb 'nosuch'; the verbs are list, run, bench, compare, certify, verify, golden, "
+                     "version (opcert --help)\n")
+        << args;
+    EXPECT_EQ(r.out, "") << args;
+  }
+}
+
+TEST(Cli, ABuiltinBackendTheSelectionLeavesOutIsNotReportedUnavailable) {
+  const json doc = json::parse(run_opcert("list --json").out);
+  std::vector<std::string> builtins;
+  for (const json& u : doc.at("unavailable"))
+    if (u.at("source").get<std::string>().starts_with("built-in ")) builtins.push_back(u.at("source").get<std::string>());
+  const std::string run = "run --backend cpu --no-peer --filter '^softmax.fp32' --progress plain --out ";
+  TempDir dir;
+  const auto quiet = run_opcert(run + dir.path() + "/quiet");
+  EXPECT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err.find("unavailable: built-in"), std::string::npos) << quiet.err;
+  const auto verbose = run_opcert(run + dir.path() + "/verbose --verbose");
+  EXPECT_EQ(verbose.exit_code, 0) << verbose.err;
+  for (const std::string& b : builtins) EXPECT_NE(verbose.err.find("unavailable: " + b), std::string::npos) << verbose.err;
+}
+
+// A config given as a pipe (bash's process substitution) can be read once: the runner reads it and
+// hands its text to every worker. Before, each worker re-opened the path, found an empty stream
+// and every case was ERROR.
+TEST(Cli, APlatformConfigThroughAPipeReachesTheWorkers) {
+  TempDir dir;
+  const std::string config = dir.write("piped.json", R"({"name": "piped", "description": "given through <(...)",
+                                                        "backend": "cpu", "implementations": {"softmax": "cpu.softmax.rowwise"}})");
+  const std::string command = "bash -c \"" OPCERT_BINARY " run --backend cpu --no-peer --filter '^softmax.fp32' "
+                              "--progress plain --platform piped --platform-config <(cat " + config + ") --out " + dir.path() +
+                              "/out\" > " + dir.path() + "/log 2>&1";
+  const int status = std::system(command.c_str());
+  std::ifstream log(dir.path() + "/log");
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(WEXITSTATUS(status), 0) << text;
+  const json report = json::parse(std::ifstream(dir.path() + "/out/report.json"));
+  EXPECT_EQ(report.at("platform"), "piped");
+  ASSERT_FALSE(report.at("results").empty());
+  for (const json& r : report.at("results")) EXPECT_EQ(r.at("status"), "PASSED") << r.dump();
 }
 
 TEST(Cli, EveryVerbHasHelp) {
-  for (const char* verb : {"list", "run", "bench", "version"}) {
+  for (const char* verb : {"list", "run", "bench", "compare", "certify", "verify", "golden", "version"}) {
     const auto r = run_opcert(std::string(verb) + " --help");
     EXPECT_EQ(r.exit_code, 0) << verb << ": " << r.err;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << verb << ": " << r.out;
@@ -52,7 +104,7 @@ TEST(Cli, ListJsonIsMachineReadable) {
   const json& cpu = doc["backends"][0];
   EXPECT_EQ(cpu["name"], "cpu");
   EXPECT_EQ(cpu["source"]["kind"], "built-in");
-  EXPECT_EQ(cpu["abi_version"], "1.1");
+  EXPECT_EQ(cpu["abi_version"], "1.2");
   EXPECT_EQ(doc["ops"].size(), 14u);
   bool has_h200 = false;
   for (const auto& p : doc["platforms"]) has_h200 = has_h200 || p["name"] == "cuda-h200";

@@ -61,7 +61,7 @@ TEST(AbiIncompatibility, WrongMajorNamesBothVersions) {
   t.abi_major = OPCERT_ABI_VERSION_MAJOR + 1;
   t.abi_minor = 4;
   EXPECT_EQ(abi_incompatibility(&t),
-            "ABI major version mismatch: backend built for ABI 2.4, this opcert speaks ABI 1.1; rebuild the "
+            "ABI major version mismatch: backend built for ABI 2.4, this opcert speaks ABI 1.2; rebuild the "
             "backend against opcert's backend_abi.h 1.x");
   t.abi_major = 0;
   EXPECT_NE(abi_incompatibility(&t), std::nullopt);

@@ -142,6 +142,16 @@ TEST_P(EveryParser, TheFullCallParsesAsAQueryAndAsARun) {
   EXPECT_EQ(GetParam().reason(c, true), "");
 }
 
+// docs/ABI.md, "Attributes": an attribute the op does not define is declined, naming it, never
+// ignored; the attributes the op does define (the full call has them) all pass.
+TEST_P(EveryParser, AnAttributeTheOpDoesNotDefineIsDeclinedNamingIt) {
+  TestCall c = GetParam().call();
+  c.attr("transpose_a", 1);
+  EXPECT_NE(GetParam().reason(c, false).find("attribute 'transpose_a' is not one this op defines"), std::string::npos)
+      << GetParam().reason(c, false);
+  EXPECT_NE(GetParam().reason(c, true).find("'transpose_a'"), std::string::npos);
+}
+
 TEST_P(EveryParser, EachOperandInAnotherMemoryIsNamed) {
   for (const std::string& name : GetParam().call().operand_names()) {
     TestCall c = GetParam().call();

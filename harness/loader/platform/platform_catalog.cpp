@@ -69,9 +69,12 @@ void PlatformCatalog::merge(PlatformConfig config) {
     platforms_.insert(it, std::move(config));
 }
 
-void PlatformCatalog::merge_file(const std::string& path) {
+void PlatformCatalog::merge_file(const std::string& path) { merge_text(read_file(path), path); }
+
+void PlatformCatalog::merge_text(std::string_view text, const std::string& source) {
   // Parse every platform before merging any, so a bad file leaves the catalog unchanged.
-  for (auto& config : parse_platform_configs(read_file(path), path)) merge(std::move(config));
+  for (auto& config : parse_platform_configs(text, source)) merge(std::move(config));
+  merged_.push_back({source, std::string(text)});
 }
 
 const PlatformConfig* PlatformCatalog::find(std::string_view name) const {

@@ -78,6 +78,17 @@ class PlatformCatalog {
   /// Throws InputError for a missing or unreadable file and for any error in it.
   void merge_file(const std::string& path);
 
+  /// merge_file for a config's text already read; `source` names it in messages.
+  void merge_text(std::string_view text, const std::string& source);
+
+  /// Every file merged over the built-ins, in order, as read: what a worker process is handed
+  /// instead of the paths, which a pipe or a process substitution cannot give twice.
+  struct MergedFile {
+    std::string source;
+    std::string text;
+  };
+  const std::vector<MergedFile>& merged_files() const { return merged_; }
+
   /// Adds `config`, replacing a platform of the same name.
   void merge(PlatformConfig config);
 
@@ -89,6 +100,7 @@ class PlatformCatalog {
 
  private:
   std::vector<PlatformConfig> platforms_;
+  std::vector<MergedFile> merged_;
 };
 
 /// The built-ins, then each file of OPCERT_PLATFORM_JSON (a ':'-separated list; unset or empty

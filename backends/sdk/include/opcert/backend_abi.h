@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 #define OPCERT_ABI_VERSION_MAJOR 1
-#define OPCERT_ABI_VERSION_MINOR 1
+#define OPCERT_ABI_VERSION_MINOR 2
 
 /* The one symbol a plugin library exports. */
 #define OPCERT_BACKEND_ENTRY_SYMBOL "opcert_backend_get_api"
@@ -44,6 +44,15 @@ extern "C" {
 /* True when a table (or struct) of reported size `ptr->struct_size` contains `field`. */
 #define OPCERT_API_HAS(ptr, type, field) \
   ((ptr)->struct_size >= OPCERT_STRUCT_SIZE(type, field) && (ptr)->field != NULL)
+
+/* Element i of an array of structs in a call (opcert_op_call's inputs, outputs, attrs), stepped
+   by the elements' struct_size, never by sizeof (1.2). Every element of one array carries the same
+   struct_size, which is the array's stride. A host lays each array out in the element size of
+   the smaller of its own minor and the backend's (opcert_api.abi_minor), so a backend that indexes
+   by sizeof, as 1.0 and 1.1 allowed, reads it right under a newer host, and a backend that steps
+   with OPCERT_ARRAY_AT reads any host's. docs/ABI.md, "Arrays". */
+#define OPCERT_ARRAY_AT(type, array, i) \
+  ((const type*)((const char*)(array) + (size_t)(i) * (array)[0].struct_size))
 
 /* ------------------------------------------------------------------------------------------ */
 /* Errors                                                                                     */
@@ -260,6 +269,7 @@ typedef struct opcert_impl_info_args {
 typedef struct opcert_op_call {
   size_t struct_size;
   const char* impl_key;          /* which implementation */
+  /* The arrays below are stepped with OPCERT_ARRAY_AT (their elements' struct_size is the stride). */
   const opcert_tensor* inputs;   /* borrowed for the call */
   int32_t input_count;
   const opcert_tensor* outputs;  /* borrowed; data written in place */

@@ -47,6 +47,11 @@ class CallCheck {
   /// Records `reason` when `condition` is false.
   void require(bool condition, std::string reason);
 
+  /// Records a failure for the first attribute of the call whose name is not in `known`: the
+  /// attributes the op's contract defines (docs/ABI.md, "Attributes": a backend declines what it
+  /// does not know rather than compute something the call did not ask for).
+  void only_attributes(std::initializer_list<std::string_view> known);
+
   bool ok() const { return reason_.empty(); }
   const std::string& reason() const { return reason_; }
 
@@ -168,6 +173,22 @@ inline void CallCheck::like(const Tensor& t, const Tensor& model) {
 
 inline void CallCheck::require(bool condition, std::string reason) {
   if (!condition && reason_.empty()) reason_ = std::move(reason);
+}
+
+inline void CallCheck::only_attributes(std::initializer_list<std::string_view> known) {
+  for (int32_t i = 0; i < call_.attr_count(); ++i) {
+    const opcert_attr& a = call_.attr_at(i);
+    const std::string_view name = a.name != nullptr ? a.name : "";
+    bool found = false;
+    for (std::string_view k : known) found = found || k == name;
+    if (!found) {
+      std::string names;
+      for (std::string_view k : known) names += (names.empty() ? "" : ", ") + std::string(k);
+      require(false, "attribute '" + std::string(name) + "' is not one this op defines (" +
+                         (names.empty() ? std::string("it has none") : names) + "); declined rather than ignored");
+      return;
+    }
+  }
 }
 
 inline Support CallCheck::support() const { return ok() ? Support::yes() : Support::no(reason_); }

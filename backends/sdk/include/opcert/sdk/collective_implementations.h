@@ -34,7 +34,8 @@ inline std::vector<Implementation> collective_implementations(const std::string&
                      },
                      [](const OpCall&) {
                        throw Error(OPCERT_ERROR_INVALID_ARGUMENT, "a collective runs on a communicator (comm_init)");
-                     }});
+                     },
+                     {}});  // no library call to name: the communicator's is the backend's own
   }
   return impls;
 }

@@ -95,12 +95,17 @@ class OpCall {
 
   int32_t input_count() const { return c_->input_count; }
   int32_t output_count() const { return c_->output_count; }
-  Tensor input_at(int32_t i) const { return Tensor(c_->inputs[i]); }
-  Tensor output_at(int32_t i) const { return Tensor(c_->outputs[i]); }
+  Tensor input_at(int32_t i) const { return Tensor(*OPCERT_ARRAY_AT(opcert_tensor, c_->inputs, i)); }
+  Tensor output_at(int32_t i) const { return Tensor(*OPCERT_ARRAY_AT(opcert_tensor, c_->outputs, i)); }
+
+  int32_t attr_count() const { return c_->attr_count; }
+  const opcert_attr& attr_at(int32_t i) const { return *OPCERT_ARRAY_AT(opcert_attr, c_->attrs, i); }
 
   const opcert_attr* find_attr(std::string_view name) const {
-    for (int32_t i = 0; i < c_->attr_count; ++i)
-      if (c_->attrs[i].name != nullptr && name == c_->attrs[i].name) return &c_->attrs[i];
+    for (int32_t i = 0; i < c_->attr_count; ++i) {
+      const opcert_attr* a = OPCERT_ARRAY_AT(opcert_attr, c_->attrs, i);
+      if (a->name != nullptr && name == a->name) return a;
+    }
     return nullptr;
   }
   bool has(std::string_view name) const { return find_attr(name) != nullptr; }
@@ -132,9 +137,12 @@ class OpCall {
   }
 
  private:
+  // Steps by the elements' struct_size (ABI 1.2): a host whose tensors have grown lays them out wider.
   static std::optional<Tensor> find(const opcert_tensor* ts, int32_t n, std::string_view name) {
-    for (int32_t i = 0; i < n; ++i)
-      if (ts[i].name != nullptr && name == ts[i].name) return Tensor(ts[i]);
+    for (int32_t i = 0; i < n; ++i) {
+      const opcert_tensor* t = OPCERT_ARRAY_AT(opcert_tensor, ts, i);
+      if (t->name != nullptr && name == t->name) return Tensor(*t);
+    }
     return std::nullopt;
   }
   static Tensor require(std::optional<Tensor> t, const char* what, std::string_view name) {

@@ -89,6 +89,7 @@ inline void read_attention_dims(CallCheck& check, AttentionOperands& g) {
 /// says whether the operands are usable). The values of cu_seqlens are data: cu_seqlens_problem.
 inline AttentionOperands parse_attention(const OpCall& call, CallCheck& check) {
   AttentionOperands g;
+  check.only_attributes({"causal", "window_left", "scale"});
   g.q = check.input("q");
   g.k = check.input("k");
   g.v = check.input("v");

@@ -80,6 +80,7 @@ inline int64_t collective_count(CallCheck& check, const Tensor& x, const Tensor&
 /// `ok()` says whether the operands are usable). The root is resolved to a rank.
 inline CollectiveOperands parse_collective(const OpCall& call, CallCheck& check, Collective op, int nranks) {
   CollectiveOperands c;
+  check.only_attributes({"reduce_op", "root", "in_place"});
   c.op = op;
   c.nranks = nranks;
   c.x = check.input("x");

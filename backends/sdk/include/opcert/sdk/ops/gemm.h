@@ -23,6 +23,7 @@ struct GemmOperands : GemmDims {
 /// says whether the operands are usable). Shapes are read only once dtypes and ranks are right.
 inline GemmOperands parse_gemm(const OpCall& call, CallCheck& check) {
   GemmOperands g;
+  check.only_attributes({"b_layout", "allow_tf32"});
   g.a = check.input("a");
   g.b = check.input("b");
   g.bias = check.input("bias", false);

@@ -30,6 +30,7 @@ struct GemmFp8Operands : GemmDims {
 /// says whether the operands are usable). Shapes are read only once dtypes and ranks are right.
 inline GemmFp8Operands parse_gemm_fp8(const OpCall& call, CallCheck& check) {
   GemmFp8Operands g;
+  check.only_attributes({"scaling", "block_size"});
   g.a = check.input("a");
   g.b = check.input("b");
   g.a_scale = check.input("a_scale");

@@ -22,6 +22,7 @@ struct GemmInt8Operands : GemmDims {
 /// says whether the operands are usable). gemm_int8 has no attributes.
 inline GemmInt8Operands parse_gemm_int8(const OpCall& /*call: no attributes*/, CallCheck& check) {
   GemmInt8Operands g;
+  check.only_attributes({});
   g.a = check.input("a");
   g.b = check.input("b");
   g.c = check.output("c");

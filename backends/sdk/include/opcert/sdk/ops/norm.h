@@ -27,6 +27,7 @@ inline const char* norm_name(NormKind kind) { return kind == NormKind::kRms ? "r
 /// Reads and checks a norm call's operands; the first problem is recorded in `check`.
 inline NormOperands parse_norm(const OpCall& call, CallCheck& check, NormKind kind) {
   NormOperands n;
+  check.only_attributes({"eps"});
   n.kind = kind;
   n.x = check.input("x");
   n.weight = check.input("weight", false);

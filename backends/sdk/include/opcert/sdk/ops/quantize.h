@@ -33,6 +33,7 @@ inline float quantize_qmax(int32_t q_dtype) {
 /// says whether the operands are usable).
 inline QuantizeOperands parse_quantize(const OpCall& call, CallCheck& check) {
   QuantizeOperands g;
+  check.only_attributes({"granularity"});
   g.x = check.input("x");
   g.q = check.output("q");
   g.scale = check.output("scale");

@@ -78,6 +78,7 @@ inline void read_rope_tables(CallCheck& check, RopeOperands& r) {
 /// says whether the operands are usable). Given positions are data: rope_positions_problem.
 inline RopeOperands parse_rope(const OpCall& call, CallCheck& check) {
   RopeOperands r;
+  check.only_attributes({"style", "rotary_dim"});
   r.q = check.input("q");
   r.k = check.input("k", false);
   r.cos = check.input("cos");

@@ -20,6 +20,7 @@ struct SoftmaxOperands {
 /// says whether the operands are usable). softmax has no attributes.
 inline SoftmaxOperands parse_softmax(const OpCall& /*call: no attributes*/, CallCheck& check) {
   SoftmaxOperands s;
+  check.only_attributes({});
   s.x = check.input("x");
   s.y = check.output("y");
   if (!check.ok()) return s;

@@ -1,0 +1,15 @@
+// Where an installed opcert finds its data: the suites under <prefix>/share/opcert, found from
+// the executable's own path, so that an install moved to another prefix, or whose source tree is
+// gone, stands alone (docs/CLI.md, "Files").
+#pragma once
+
+#include <filesystem>
+#include <optional>
+
+namespace opcert {
+
+/// <prefix>/share/opcert when this program runs from an install (the data folder `cmake --install`
+/// lays out, seen from <prefix>/bin, holds suites/); nullopt for a program in a build tree.
+std::optional<std::filesystem::path> installed_data_dir();
+
+}  // namespace opcert
