@@ -23,6 +23,7 @@ namespace {
 struct WorkerFlags {
   std::string suite;
   uint64_t seed = 1;
+  int device = 0;  // the runner also sets OPCERT_DEVICE to it, for a backend that pins itself
 };
 
 struct ProtocolFds {
@@ -53,6 +54,8 @@ void add_worker_verb(CLI::App& app, int& exit_code) {
   add_common_options(*verb, *options);
   verb->add_option("--suite", flags->suite, "Suite name or file")->required();
   verb->add_option("--seed", flags->seed, "Seed of the generated inputs");
+  verb->add_option("--device", flags->device, "Index of the backend's device to run every case on")
+      ->check(CLI::NonNegativeNumber);
 
   verb->callback([options, flags, &exit_code] {
     // The runner owns this process: if it dies, so do we (a hung case must not outlive it).
@@ -95,7 +98,12 @@ void add_worker_verb(CLI::App& app, int& exit_code) {
       return;
     }
     const PlatformConfig* applied = has_platform ? &platform : nullptr;
-    serve_jobs(*backend, suite, fds.in, fds.out, [applied](const Case& c) { return execution_options(c, applied); });
+    const int device = flags->device;
+    serve_jobs(*backend, suite, fds.in, fds.out, [applied, device](const Case& c) {
+      ExecutionOptions o = execution_options(c, applied);
+      o.device_index = device;
+      return o;
+    });
     exit_code = kExitOk;
   });
 }
