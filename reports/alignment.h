@@ -10,7 +10,9 @@
 namespace opcert {
 
 /// For every result of a backend other than `peer_backend`, looks up the peer's result for the
-/// same suite and case id. When the peer PASSED or FAILED with metrics, sets peer_rmse to the
+/// same suite and case id: on the same device (host and index) when the peer's results carry
+/// devices too (it was selected and run with --devices), else the peer's untagged result (the
+/// peer, a yardstick, runs once on its first device). When the peer PASSED or FAILED with metrics, sets peer_rmse to the
 /// rmse of the peer's first (primary) output and, when this result has metrics too,
 /// alignment_ratio = own rmse / peer_rmse. A zero peer rmse gives ratio 1 when the own rmse is
 /// 0 as well, and no ratio otherwise (it would be infinite); a NaN or infinite peer rmse gives

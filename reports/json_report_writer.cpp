@@ -44,6 +44,13 @@ json summary_json(const RunReport& report) {
                            {"worst_alignment_ratio", json_number(b.worst_alignment_ratio)},
                            {"ops", ops}};
   }
+  // A run with --devices: each device's counts too, keyed by its label ("device 1", "rank 1 device 0").
+  for (const auto& d : summarize_results(report, true)) {
+    if (d.device.empty()) continue;
+    backends[d.backend]["devices"][d.device] = {{"total", d.counts.total},
+                                                {"counts", counts_json(d.counts)},
+                                                {"worst_alignment_ratio", json_number(d.worst_alignment_ratio)}};
+  }
   const auto all = count_all(report);
   return {{"total", all.total}, {"counts", counts_json(all)}, {"backends", backends}};
 }

@@ -57,16 +57,24 @@ std::string properties(const RunReport& report, const std::string& backend) {
 
 // Several implementations of one op in one backend run the same case ids; their names get the
 // implementation key so every testcase stays distinct.
-std::map<std::tuple<std::string, std::string, std::string>, int> case_name_uses(const RunReport& report) {
-  std::map<std::tuple<std::string, std::string, std::string>, int> uses;
-  for (const auto& r : report.results) ++uses[{r.backend, r.op, r.case_id}];
+// Several devices run the same cases too (--devices): their results are told apart by the device
+// in the name and the classname.
+std::map<std::tuple<std::string, std::string, std::string, std::string>, int> case_name_uses(const RunReport& report) {
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, int> uses;
+  for (const auto& r : report.results) ++uses[{r.backend, r.op, r.case_id, device_label(r.device, r.rank)}];
   return uses;
 }
 
 std::string testcase(const CaseResult& r, bool name_with_impl) {
   std::string name = name_with_impl && !r.impl_key.empty() ? r.case_id + " [" + r.impl_key + "]" : r.case_id;
-  if (r.rank) name += " (rank " + std::to_string(*r.rank) + ")";  // collectives: one testcase per rank
-  std::string xml = "    <testcase" + attr("classname", r.backend + "." + r.op) + attr("name", name) +
+  const std::string device = device_label(r.device, r.rank);
+  if (!device.empty()) name += " (" + device + ")";                     // one testcase per device
+  else if (r.rank) name += " (rank " + std::to_string(*r.rank) + ")";  // collectives: one testcase per rank
+  // A device's results group under backend.device<i>.op (rank<r>.device<i> across ranks), so CI
+  // systems show a bad device as one class of failures.
+  std::string classname = r.backend;
+  if (r.device) classname += (r.rank ? ".rank" + std::to_string(*r.rank) : "") + ".device" + std::to_string(r.device->index);
+  std::string xml = "    <testcase" + attr("classname", classname + "." + r.op) + attr("name", name) +
                     attr("time", seconds(r.duration_ms));
   const std::string status(status_name(r.status));
   const std::string message = r.message.empty() ? status : r.message;
@@ -106,7 +114,8 @@ std::string junit_document(const RunReport& report) {
     if (!host.empty()) xml += attr("hostname", host);
     xml += ">\n" + properties(report, suite.backend);
     for (const auto& r : report.results)
-      if (r.backend == suite.backend) xml += testcase(r, uses.at({r.backend, r.op, r.case_id}) > 1);
+      if (r.backend == suite.backend)
+        xml += testcase(r, uses.at({r.backend, r.op, r.case_id, device_label(r.device, r.rank)}) > 1);
     xml += "  </testsuite>\n";
   }
   xml += "</testsuites>\n";

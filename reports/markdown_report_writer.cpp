@@ -87,8 +87,8 @@ std::string table(const RunReport& report) {
   std::string md =
       "| backend | op | total | passed | failed | mistrusted | skipped | error | crashed | timeout | worst alignment |\n"
       "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
-  for (const auto& b : summarize_results(report)) {
-    const std::string name = b.peer ? b.backend + " (peer)" : b.backend;
+  for (const auto& b : summarize_results(report, true)) {
+    const std::string name = summary_name(b);
     for (const auto& op : b.ops) md += counts_row(name, op.op, op.counts, op.worst_alignment_ratio);
     if (b.ops.size() != 1) md += counts_row(name, "all ops", b.counts, b.worst_alignment_ratio);
   }
@@ -98,7 +98,13 @@ std::string table(const RunReport& report) {
 std::string case_entry(const CaseResult& r) {
   std::string md = fmt::format("- **{}** {} {} {}", status_name(r.status), code(r.backend), code(r.op), code(r.case_id));
   if (!r.impl_key.empty()) md += fmt::format(" (impl {})", code(r.impl_key));
-  if (r.rank) md += fmt::format(" on rank {}", *r.rank);
+  if (r.device) {
+    md += fmt::format(" on {} ({}", device_label(r.device, r.rank), code(r.device->name));
+    if (!r.device->host.empty()) md += fmt::format(", host {}", code(r.device->host));
+    md += ")";
+  } else if (r.rank) {
+    md += fmt::format(" on rank {}", *r.rank);
+  }
   md += "\n";
   if (!r.message.empty()) md += fmt::format("  - message: {}\n", code(r.message));
   if (!r.metrics.empty()) {

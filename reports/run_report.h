@@ -48,8 +48,9 @@ struct RunReport {
   nlohmann::json bench_settings;
   nlohmann::json bench_context;
   int exit_code = 0;
-  /// Collectives: how many ranks took part and how they were launched ("mpi", or "single" when
-  /// opcert was not started by an MPI launcher); absent for a run of compute ops.
+  /// How many ranks took part and how they were launched ("mpi", or "single" when opcert was not
+  /// started by an MPI launcher): collectives, and compute ops run across ranks with --devices;
+  /// absent for a run of compute ops in one process.
   std::optional<int> ranks;
   std::string launcher;
 };

@@ -36,6 +36,7 @@ struct OpSummary {
 
 struct BackendSummary {
   std::string backend;
+  std::string device;  // per device only: device_label of its results ("device 1"), "" for untagged ones
   bool peer = false;
   StatusCounts counts;
   std::optional<double> worst_alignment_ratio;
@@ -43,8 +44,12 @@ struct BackendSummary {
 };
 
 /// One entry per backend: those of report.backends in their order (even without results), then
-/// any backend only the results name.
-std::vector<BackendSummary> summarize_results(const RunReport& report);
+/// any backend only the results name. `per_device`: one entry per device of a backend instead,
+/// in the order its devices first appear (a run with --devices), untagged results in one of their own.
+std::vector<BackendSummary> summarize_results(const RunReport& report, bool per_device = false);
+
+/// How tables name an entry: "cpu", "torch (peer)", "cpu [device 1]", "cpu [rank 1 device 0]".
+std::string summary_name(const BackendSummary& summary);
 
 /// Counts over every result of the run.
 StatusCounts count_all(const RunReport& report);

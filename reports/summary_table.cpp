@@ -36,8 +36,8 @@ std::string right(const std::string& text, size_t width, const char* color = nul
 
 std::string console_summary_table(const RunReport& report, bool color) {
   std::vector<Row> rows;
-  for (const auto& b : summarize_results(report)) {
-    const std::string name = b.peer ? b.backend + " (peer)" : b.backend;
+  for (const auto& b : summarize_results(report, true)) {
+    const std::string name = summary_name(b);
     for (const auto& op : b.ops) rows.push_back({name, op.op, op.counts, text_number(op.worst_alignment_ratio)});
     if (b.ops.size() != 1) rows.push_back({name, "all ops", b.counts, text_number(b.worst_alignment_ratio)});
   }

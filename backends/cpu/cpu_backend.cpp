@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "collectives/collective_impls.h"
+#include "cpu_partitions.h"
 #include "ops/cpu_ops.h"
 
 namespace opcert::cpu {
@@ -19,6 +20,10 @@ class CpuBackend : public sdk::Backend, public CpuCollectives {
                         quantize_implementations, attention_implementations, norm_implementations,
                         rope_implementations, softmax_implementations, collective_implementations})
       for (auto& impl : family()) add(std::move(impl));
+    // The partitions come from the mask this process started with, before pinning narrows it, so
+    // that the runner and its pinned workers list the same devices.
+    partitions_ = split_cpus(allowed_cpus(), partition_count_from_environment());
+    pin_to_chosen_partition(partitions_);
   }
 
   sdk::BackendInfo info() const override {
@@ -26,9 +31,19 @@ class CpuBackend : public sdk::Backend, public CpuCollectives {
   }
 
   std::vector<sdk::DeviceInfo> devices() const override {
-    const auto threads = static_cast<int32_t>(std::thread::hardware_concurrency());
-    return {sdk::DeviceInfo{{OPCERT_DEVICE_CPU, 0}, "host CPU", 0, threads}};
+    if (partitions_.size() == 1) {  // the whole host, listed as it always was
+      const auto threads = static_cast<int32_t>(std::thread::hardware_concurrency());
+      return {sdk::DeviceInfo{{OPCERT_DEVICE_CPU, 0}, partitions_[0].name, 0, threads}};
+    }
+    std::vector<sdk::DeviceInfo> devices;
+    for (std::size_t i = 0; i < partitions_.size(); ++i)
+      devices.push_back({{OPCERT_DEVICE_CPU, static_cast<int32_t>(i)}, partitions_[i].name, 0,
+                         static_cast<int32_t>(partitions_[i].cpus.size())});
+    return devices;
   }
+
+ private:
+  std::vector<CpuPartition> partitions_;
 };
 
 }  // namespace

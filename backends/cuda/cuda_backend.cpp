@@ -1,10 +1,12 @@
-// The CUDA backend: one device (chosen_device()), one stream, memory through a caching allocator,
-// CUDA events for timing, the ops of ops/ and the collectives on NCCL (collectives/). Without a
-// usable GPU its construction fails with the reason, and the registry lists it unavailable.
+// The CUDA backend: lists every GPU, serves one per process (chosen_device(): the worker's
+// OPCERT_DEVICE), one stream, memory through a caching allocator, CUDA events for timing, the ops
+// of ops/ and the collectives on NCCL (collectives/). Without a usable GPU its construction fails
+// with the reason, and the registry lists it unavailable.
 #include <opcert/sdk/backend.h>
 
 #include <cuda_runtime.h>
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -30,8 +32,9 @@ int usable_device() {
   if (count == 0) throw sdk::Error(OPCERT_ERROR_DEVICE, "no CUDA device");
   const int device = chosen_device(count);
   if (device < 0 || device >= count)
-    throw sdk::Error(OPCERT_ERROR_DEVICE, "OPCERT_CUDA_DEVICE=" + std::to_string(device) + " but there are " +
-                                              std::to_string(count) + " CUDA device(s)");
+    throw sdk::Error(OPCERT_ERROR_DEVICE, std::string(std::getenv("OPCERT_DEVICE") ? "OPCERT_DEVICE=" : "OPCERT_CUDA_DEVICE=") +
+                                              std::to_string(device) + " but there are " + std::to_string(count) +
+                                              " CUDA device(s)");
   return device;
 }
 
@@ -62,18 +65,31 @@ class CudaBackend : private ContextOwner, public sdk::Backend, public sdk::Event
                 std::to_string(runtime) + ", driver " + std::to_string(driver) + ")"};
   }
 
+  // Every GPU, device i at position i, so that the runner and each pinned worker list the same.
   std::vector<sdk::DeviceInfo> devices() const override {
-    return {sdk::DeviceInfo{{OPCERT_DEVICE_CUDA, ctx_->device}, ctx_->props.name,
-                            static_cast<uint64_t>(ctx_->props.totalGlobalMem), ctx_->props.multiProcessorCount}};
+    if (confined_to_one_device())
+      return {sdk::DeviceInfo{{OPCERT_DEVICE_CUDA, ctx_->device}, ctx_->props.name,
+                              static_cast<uint64_t>(ctx_->props.totalGlobalMem), ctx_->props.multiProcessorCount}};
+    int count = 0;
+    OPCERT_CUDA_CHECK(cudaGetDeviceCount(&count));
+    std::vector<sdk::DeviceInfo> devices;
+    for (int i = 0; i < count; ++i) {
+      cudaDeviceProp p{};
+      OPCERT_CUDA_CHECK(cudaGetDeviceProperties(&p, i));
+      devices.push_back({{OPCERT_DEVICE_CUDA, i}, p.name, static_cast<uint64_t>(p.totalGlobalMem), p.multiProcessorCount});
+    }
+    return devices;
   }
 
-  void* allocate(opcert_device, uint64_t bytes, uint64_t alignment) override {
+  void* allocate(opcert_device d, uint64_t bytes, uint64_t alignment) override {
+    serves(d);
     if (alignment > 256) throw sdk::Error(OPCERT_ERROR_INVALID_ARGUMENT, "alignment above 256 bytes is not supported");
     return ctx_->allocator.allocate(bytes);
   }
   void free(opcert_device, void* data) override { ctx_->allocator.free(data); }
 
-  void copy(opcert_device, opcert_copy_kind kind, void* dst, const void* src, uint64_t bytes) override {
+  void copy(opcert_device d, opcert_copy_kind kind, void* dst, const void* src, uint64_t bytes) override {
+    serves(d);
     if (bytes == 0) return;
     const cudaMemcpyKind k = kind == OPCERT_COPY_HOST_TO_DEVICE   ? cudaMemcpyHostToDevice
                              : kind == OPCERT_COPY_DEVICE_TO_HOST ? cudaMemcpyDeviceToHost
@@ -82,9 +98,13 @@ class CudaBackend : private ContextOwner, public sdk::Backend, public sdk::Event
     OPCERT_CUDA_CHECK(cudaStreamSynchronize(ctx_->stream));  // the ABI: complete on return
   }
 
-  void synchronize(opcert_device) override { OPCERT_CUDA_CHECK(cudaStreamSynchronize(ctx_->stream)); }
+  void synchronize(opcert_device d) override {
+    serves(d);
+    OPCERT_CUDA_CHECK(cudaStreamSynchronize(ctx_->stream));
+  }
 
-  opcert_event* event_create(opcert_device) override {
+  opcert_event* event_create(opcert_device d) override {
+    serves(d);
     auto e = std::make_unique<opcert_event>();
     OPCERT_CUDA_CHECK(cudaEventCreate(&e->event));
     return e.release();
@@ -99,6 +119,15 @@ class CudaBackend : private ContextOwner, public sdk::Backend, public sdk::Event
     float ms = 0;
     OPCERT_CUDA_CHECK(cudaEventElapsedTime(&ms, start->event, stop->event));
     return ms;
+  }
+
+ private:
+  // One device per process: a call for another GPU than the context's is the caller's mistake.
+  void serves(opcert_device d) const {
+    if (d.type == OPCERT_DEVICE_CUDA && d.index == ctx_->device) return;
+    throw sdk::Error(OPCERT_ERROR_INVALID_ARGUMENT,
+                     "CUDA device " + std::to_string(d.index) + " asked of a process that serves CUDA device " +
+                         std::to_string(ctx_->device) + " only (one device per process: set OPCERT_DEVICE to choose it)");
   }
 };
 

@@ -33,10 +33,15 @@ CudaContext::~CudaContext() {
 }
 
 int chosen_device(int device_count) {
+  if (const char* v = std::getenv("OPCERT_DEVICE")) return std::atoi(v);  // the harness pinned this worker
   if (const char* v = std::getenv("OPCERT_CUDA_DEVICE")) return std::atoi(v);
   for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "LOCAL_RANK"})
     if (const char* v = std::getenv(name)) return device_count > 0 ? std::atoi(v) % device_count : 0;
   return 0;
+}
+
+bool confined_to_one_device() {
+  return std::getenv("OPCERT_DEVICE") == nullptr && std::getenv("OPCERT_CUDA_DEVICE") != nullptr;
 }
 
 }  // namespace opcert::cuda

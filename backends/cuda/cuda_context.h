@@ -40,8 +40,13 @@ struct CudaContext {
   std::unique_ptr<LtMatmul> matmul_;
 };
 
-/// The device this process uses: OPCERT_CUDA_DEVICE if set, else the MPI local rank
+/// The device this process uses: OPCERT_DEVICE if set (the harness pins each worker of
+/// `--devices` with it, docs/ABI.md), else OPCERT_CUDA_DEVICE, else the MPI local rank
 /// (OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID, LOCAL_RANK) modulo the device count, else 0.
 int chosen_device(int device_count);
+
+/// True when OPCERT_CUDA_DEVICE (and not OPCERT_DEVICE) chose the device: the backend then lists
+/// that one GPU, as it always did, instead of every GPU.
+bool confined_to_one_device();
 
 }  // namespace opcert::cuda

@@ -4,7 +4,9 @@
 
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
+#include <tuple>
 
 #include "certify/bundle_checksums.h"
 #include "certify/bundle_signature.h"
@@ -37,6 +39,29 @@ json backend_of(const RunReport& report, const std::string& name) {
   return {{"name", name}};
 }
 
+// Every device the certified backend's results ran on, once each: from their device tags (--devices,
+// with the rank under MPI), else the backend's first device on the host of the run.
+json devices_of(const std::vector<CaseResult>& results, const BundleInputs& in, const json& environment) {
+  std::set<std::tuple<int, std::string, int>> seen;  // rank, host, index
+  json devices = json::array();
+  bool untagged = false;
+  for (const auto& r : results) {
+    if (!r.device) {
+      untagged = true;
+      continue;
+    }
+    if (!seen.insert({r.rank.value_or(0), r.device->host, r.device->index}).second) continue;
+    json d = {{"host", r.device->host}, {"index", r.device->index}, {"name", r.device->name}};
+    if (r.rank) d["rank"] = *r.rank;
+    devices.push_back(d);
+  }
+  if (untagged) {
+    const json host = environment.is_object() && environment.contains("host") ? environment["host"] : json(nullptr);
+    devices.push_back({{"host", host}, {"index", 0}, {"name", in.first_device_name}});
+  }
+  return devices;
+}
+
 }  // namespace
 
 Certificate write_bundle(const fs::path& bundle, const BundleInputs& in) {
@@ -48,6 +73,7 @@ Certificate write_bundle(const fs::path& bundle, const BundleInputs& in) {
   std::string summary = fmt::format("# Certificate: {} on plan {}\n\n", in.backend, in.plan.name);
   std::map<std::string, std::map<std::string, int>> by_op;  // op -> status -> results
   std::string rows;
+  std::vector<CaseResult> certified_results;  // for the devices they ran on
   for (const auto& s : in.suites) {
     const RunReport report = read_run_report(bundle / s.report_dir);
     if (environment.is_null()) {
@@ -60,6 +86,7 @@ Certificate write_bundle(const fs::path& bundle, const BundleInputs& in) {
     int failing = 0, results = 0;
     for (const auto& r : report.results) {
       if (r.backend != in.backend) continue;
+      certified_results.push_back(r);
       ++results;
       ++counts[std::string(status_name(r.status))];
       ++by_op[r.op][std::string(status_name(r.status))];
@@ -109,6 +136,7 @@ Certificate write_bundle(const fs::path& bundle, const BundleInputs& in) {
                {"signs", kChecksumFile}};
   json fail_statuses = json::array();
   for (const Status st : in.plan.fail_statuses) fail_statuses.push_back(std::string(status_name(st)));
+  const json devices = devices_of(certified_results, in, environment);
   const json manifest = {
       {"manifest_format", "1.0"},
       {"kind", "opcert-certificate"},
@@ -120,6 +148,7 @@ Certificate write_bundle(const fs::path& bundle, const BundleInputs& in) {
       {"coverage", coverage},
       {"opcert", {{"version", opcert_version}, {"git_commit", git_commit}, {"abi", in.abi_version}}},
       {"machine", machine_of(environment)},
+      {"devices", devices},
       {"command_line", in.command_line},
       {"started_at", in.started_at},
       {"finished_at", in.finished_at},
@@ -132,6 +161,13 @@ Certificate write_bundle(const fs::path& bundle, const BundleInputs& in) {
   summary += fmt::format("Backend `{}` {}, opcert {} ({}), ABI {}. Started {}, finished {}.\n\n", in.backend,
                          backend.value("version", std::string()), opcert_version, git_commit, in.abi_version,
                          in.started_at, in.finished_at);
+  std::string device_list;
+  for (const auto& d : devices)
+    device_list += fmt::format("{}{}{}: device {} ({})", device_list.empty() ? "" : "; ",
+                               d.contains("rank") ? fmt::format("rank {} on ", d["rank"].get<int>()) : "",
+                               d["host"].is_string() ? d["host"].get<std::string>() : "this host",
+                               d["index"].get<int>(), d["name"].get<std::string>());
+  summary += fmt::format("Devices: {}.\n\n", device_list);
   summary += "| suite | seed | results | statuses | verdict |\n|---|---|---|---|---|\n" + rows;
   if (!not_implemented.empty())
     summary += fmt::format("\nOps of the plan that `{}` does not implement (no result, not certified for them): {}.\n",

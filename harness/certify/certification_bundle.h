@@ -34,6 +34,8 @@ struct BundleInputs {
   std::string sign_key;      ///< an Ed25519 private key (PEM) to sign with; "" for none
   std::string command_line;
   std::set<std::string> plan_ops;  ///< every op the plan's suites have cases of
+  /// The backend's first device: where a run without --devices ran (its results carry no device).
+  std::string first_device_name;
 };
 
 /// What a bundle says of itself.

@@ -14,6 +14,7 @@
 #include "certify/certification_plan.h"
 #include "check/suite.h"
 #include "cli/cli_context.h"
+#include "cli/device_flags.h"
 #include "cli/golden_flags.h"
 #include "cli/run_settings_builder.h"
 #include "cli/verbs.h"
@@ -35,6 +36,7 @@ struct CertifyFlags {
   std::string sign_key;
   double timeout_s = 60.0;
   std::string golden;
+  std::string devices;  // --devices, "" when not given
 };
 
 // "sweeps/gemm" seed 1 -> "reports/sweeps-gemm.seed1", a file ".../mine.json" -> "reports/mine.seed1":
@@ -68,10 +70,12 @@ void add_certify_verb(CLI::App& app, int& exit_code) {
   verb->add_option("--sign-key", flags->sign_key, "Sign SHA256SUMS with this Ed25519 private key (PEM)")
       ->type_name("FILE");
   verb->add_option("--timeout", flags->timeout_s, "Seconds per case before it is TIMEOUT")->capture_default_str();
+  add_devices_flag(*verb, flags->devices);
   add_golden_flag(*verb, flags->golden);
 
   verb->callback([options, flags, peer, &exit_code] {
     const auto started = std::chrono::system_clock::now();
+    if (!flags->devices.empty()) (void)parse_device_choice(flags->devices);  // bad usage before anything loads
     const CertificationPlan plan = load_certification_plan(flags->plan);
     const PlatformCatalog platforms = load_platform_catalog(*options);
     std::vector<Suite> suites;
@@ -83,13 +87,23 @@ void add_certify_verb(CLI::App& app, int& exit_code) {
     const fs::path default_dir = default_out_dir(started);
     const fs::path bundle =
         flags->out.empty() ? default_dir.parent_path() / ("certify-" + default_dir.filename().string()) : fs::path(flags->out);
-    if (fs::exists(bundle) && !(fs::is_directory(bundle) && fs::is_empty(bundle)))
-      throw InputError(fmt::format("--out '{}' exists and is not empty: a bundle's checksums cover every file in it; "
-                                   "give a new directory",
-                                   bundle.string()));
-    if (!flags->sign_key.empty()) (void)ed25519_fingerprint(flags->sign_key, true);  // a bad key before hours of runs
+    const DeviceRun devices(flags->devices);
+    // Only rank 0 (or this process alone) writes the bundle, so only it checks where and with what.
+    std::exception_ptr rank0_error;
+    if (devices.writes()) {
+      try {
+        if (fs::exists(bundle) && !(fs::is_directory(bundle) && fs::is_empty(bundle)))
+          throw InputError(fmt::format("--out '{}' exists and is not empty: a bundle's checksums cover every file in "
+                                       "it; give a new directory",
+                                       bundle.string()));
+        if (!flags->sign_key.empty()) (void)ed25519_fingerprint(flags->sign_key, true);  // a bad key before hours of runs
+      } catch (const std::exception&) {
+        rank0_error = std::current_exception();
+      }
+    }
+    devices.agree_on(rank0_error);
     auto registry = load_registry(*options);
-    print_unavailable(*registry, *options);
+    if (devices.writes()) print_unavailable(*registry, *options);
     const auto selected = select_backends(*registry, options->backend);
     if (selected.size() != 1) {
       std::string names;
@@ -108,6 +122,7 @@ void add_certify_verb(CLI::App& app, int& exit_code) {
     inputs.started_at = now_utc();
     inputs.command_line = current_command_line();
     inputs.abi_version = fmt::format("{}.{}", OPCERT_ABI_VERSION_MAJOR, OPCERT_ABI_VERSION_MINOR);
+    if (!selected.front()->devices().empty()) inputs.first_device_name = selected.front()->devices().front().name;
     for (std::size_t i = 0; i < suites.size(); ++i) {
       const PlannedSuite& planned = plan.suites[i];
       const std::string report_dir = report_dir_of(planned);
@@ -119,18 +134,27 @@ void add_certify_verb(CLI::App& app, int& exit_code) {
       s.repro_suite = planned.suite;
       s.peer = peer_name;
       s.environment = environment_inputs(*registry, s.peer);
+      s.devices = devices.choice();
+      s.world = devices.world();
       use_golden_set(flags->golden, suites[i], planned.seed, s);
-      fmt::print("opcert certify: {} of {}: suite {} (seed {})\n", i + 1, suites.size(), planned.suite, planned.seed);
+      if (devices.writes())
+        fmt::print("opcert certify: {} of {}: suite {} (seed {})\n", i + 1, suites.size(), planned.suite, planned.seed);
       const int code = run_conformance(run_targets(*registry, selected, s.peer), suites[i], s);
       inputs.suites.push_back({planned, suites[i].path, suites[i].sha256, report_dir, code});
       if (code == kExitInterrupted) break;
     }
     inputs.finished_at = now_utc();
+    if (!devices.writes()) {  // rank 0 writes the one bundle, this rank's results in it
+      exit_code = devices.share_exit_code(kExitOk);
+      return;
+    }
     const Certificate cert = write_bundle(bundle, inputs);
     fmt::print("opcert certify: {} {} on plan {}: {} results{}; bundle in {}\n", certified,
                cert.certified ? "CERTIFIED" : "NOT CERTIFIED", plan.name, cert.results,
                cert.reason.empty() ? "" : " (" + cert.reason + ")", bundle.string());
-    exit_code = inputs.suites.size() < suites.size() ? kExitInterrupted : cert.certified ? kExitOk : kExitCheckFailed;
+    exit_code = devices.share_exit_code(inputs.suites.size() < suites.size() ? kExitInterrupted
+                                        : cert.certified                  ? kExitOk
+                                                                          : kExitCheckFailed);
   });
 }
 

@@ -9,6 +9,7 @@
 #include "cli/build_info.h"
 #include "cli/cli_context.h"
 #include "cli/compare_flags.h"
+#include "cli/device_flags.h"
 #include "cli/golden_flags.h"
 #include "cli/run_settings_builder.h"
 #include "cli/verbs.h"
@@ -34,6 +35,7 @@ struct RunFlags {
   std::string impl;
   std::string progress = "auto";
   std::string golden;
+  std::string devices;  // --devices, "" when not given
 };
 
 // A suite given as a file is named by its absolute path in repro lines; a named one by its name.
@@ -43,8 +45,9 @@ std::string suite_for_repro(const std::string& asked, const Suite& suite) {
 }
 
 // Collectives run across ranks in-process, compute ops in worker processes: a run is one or the
-// other. True for collectives; InputError for a mix, or for compute cases under an MPI launcher.
-bool selects_collectives(const Suite& suite, const std::string& filter, const std::string& asked) {
+// other. True for collectives; InputError for a mix, or for compute cases under an MPI launcher
+// without --devices (with it, the ranks share the node's devices and rank 0 merges).
+bool selects_collectives(const Suite& suite, const std::string& filter, const std::string& asked, bool devices) {
   std::size_t collectives = 0, compute = 0;
   for (std::size_t i : filter_cases(suite.cases, filter)) {
     const OpDescriptor* op = find_op(suite.cases[i].op);
@@ -55,10 +58,15 @@ bool selects_collectives(const Suite& suite, const std::string& filter, const st
                                  "compute ops in workers; run them separately (--filter, or a suite of each)",
                                  asked, collectives, compute));
   const LaunchEnv env = read_launch_env();
-  if (collectives == 0 && !env.launcher.empty() && env.size.value_or(1) > 1)
+  if (collectives == 0 && !devices && !env.launcher.empty() && env.size.value_or(1) > 1)
     throw InputError(fmt::format("started by {} as rank {} of {}, but suite '{}' has no collectives: run compute suites "
-                                 "without mpirun/srun (each backend gets its own worker process)",
+                                 "without mpirun/srun, or give --devices so that each rank runs its node's devices and "
+                                 "rank 0 merges the results",
                                  env.launcher, env.rank.value_or(0), env.size.value_or(1), asked));
+  if (collectives > 0 && devices)
+    throw InputError(fmt::format("--devices: suite '{}' selects collectives, which run one device per rank (the local "
+                                 "rank picks it); drop --devices",
+                                 asked));
   return collectives > 0;
 }
 
@@ -88,6 +96,7 @@ void add_run_verb(CLI::App& app, int& exit_code) {
   verb->add_option("--progress", flags->progress, "Progress display: a bar on a terminal (auto), bar, or plain lines")
       ->check(CLI::IsMember({"auto", "bar", "plain"}))
       ->capture_default_str();
+  add_devices_flag(*verb, flags->devices);
 
   add_golden_flag(*verb, flags->golden);
   auto baseline = std::make_shared<BaselineFlags>();
@@ -96,6 +105,7 @@ void add_run_verb(CLI::App& app, int& exit_code) {
   verb->callback([verb, options, flags, peer, baseline, &exit_code] {
     const auto started = std::chrono::system_clock::now();
     filter_cases({}, flags->filter);  // a bad expression is bad usage before anything loads
+    if (!flags->devices.empty()) (void)parse_device_choice(flags->devices);  // so is a bad --devices
     check_baseline_flags(*verb, *baseline);
     const PlatformCatalog platforms = load_platform_catalog(*options);
     const Suite suite = load_suite(flags->suite, flags->seed);
@@ -114,7 +124,7 @@ void add_run_verb(CLI::App& app, int& exit_code) {
     s.peer = resolve_peer(*peer, platforms, options->platform, *registry);
     s.environment = environment_inputs(*registry, s.peer);
 
-    if (selects_collectives(suite, flags->filter, flags->suite)) {
+    if (selects_collectives(suite, flags->filter, flags->suite, !flags->devices.empty())) {
       if (!baseline->baseline.empty())
         throw InputError("--baseline compares runs of compute ops; compare collective runs afterwards with "
                          "`opcert compare BASE NEW` (rank 0's report)");
@@ -137,6 +147,11 @@ void add_run_verb(CLI::App& app, int& exit_code) {
       world->finalize();
       return;
     }
+    const DeviceRun devices(flags->devices);
+    s.devices = devices.choice();
+    s.world = devices.world();
+    if (s.world && !baseline->baseline.empty())
+      throw InputError("--baseline with ranks of an MPI job: compare rank 0's output afterwards with `opcert compare`");
     require_references(flags->golden, suite, flags->seed);
     use_golden_set(flags->golden, suite, flags->seed, s);
     exit_code = run_conformance(run_targets(*registry, selected, s.peer), suite, s);

@@ -27,6 +27,7 @@ struct WorkerFlags {
   std::string golden;
   bool platforms_from_runner = false;
   std::vector<std::string> platform_texts;  // "<source>\n<the file's text>"
+  int device = 0;  // the runner also sets OPCERT_DEVICE to it, for a backend that pins itself
 };
 
 // The catalogue the runner loaded: the built-ins and each file's text as it read it (never the
@@ -71,6 +72,8 @@ void add_worker_verb(CLI::App& app, int& exit_code) {
   verb->add_option("--golden", flags->golden, "Read references from this golden set");
   verb->add_flag("--platforms-from-runner", flags->platforms_from_runner, "Platform configs come as --platform-config-text");
   verb->add_option("--platform-config-text", flags->platform_texts, "A platform config's source name, a newline, its text");
+  verb->add_option("--device", flags->device, "Index of the backend's device to run every case on")
+      ->check(CLI::NonNegativeNumber);
 
   verb->callback([options, flags, &exit_code] {
     // The runner owns this process: if it dies, so do we (a hung case must not outlive it).
@@ -116,8 +119,10 @@ void add_worker_verb(CLI::App& app, int& exit_code) {
       return;
     }
     const PlatformConfig* applied = has_platform ? &platform : nullptr;
-    serve_jobs(*backend, suite, fds.in, fds.out, [applied, &golden](const Case& c) {
+    const int device = flags->device;
+    serve_jobs(*backend, suite, fds.in, fds.out, [applied, device, &golden](const Case& c) {
       ExecutionOptions o = execution_options(c, applied);
+      o.device_index = device;
       o.reference = golden;
       return o;
     });

@@ -14,9 +14,11 @@ namespace {
 
 using nlohmann::json;
 
-// A result's identity within a run (the seed and device are the run's, checked once).
+// A result's identity within a run (the seed and platform are the run's, checked once); a run with
+// --devices has one per device, matched device by device.
 std::string result_key(const CaseResult& r) {
-  return r.case_id + "\n" + r.impl_key + (r.rank ? "\n" + std::to_string(*r.rank) : std::string());
+  return r.case_id + "\n" + r.impl_key + (r.rank ? "\n" + std::to_string(*r.rank) : std::string()) +
+         (r.device ? "\ndevice " + std::to_string(r.device->index) : std::string());
 }
 
 std::optional<double> primary_rmse(const CaseResult& r) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/case.h"
+#include "model/device_tag.h"
 #include "model/status.h"
 
 namespace opcert {
@@ -56,8 +57,11 @@ struct CaseResult {
   /// the same inputs; absent when the peer did not run the case or both errors are zero.
   std::optional<double> peer_rmse;
   std::optional<double> alignment_ratio;
-  /// The rank that measured this result, for collectives run across ranks (absent otherwise).
+  /// The rank that measured this result: collectives across ranks, and compute cases of a run
+  /// spread over the ranks of an MPI job (--devices); absent otherwise.
   std::optional<int> rank;
+  /// The device that measured it, when the run chose devices (--devices); absent otherwise.
+  std::optional<DeviceTag> device;
 };
 
 /// The result of (backend, implementation, case) before anything is measured: the names filled in

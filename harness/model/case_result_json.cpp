@@ -96,6 +96,7 @@ json to_json(const CaseResult& r) {
   j["peer_rmse"] = r.peer_rmse ? number(*r.peer_rmse) : json(nullptr);
   j["alignment_ratio"] = r.alignment_ratio ? number(*r.alignment_ratio) : json(nullptr);
   if (r.rank) j["rank"] = *r.rank;
+  if (r.device) j["device"] = {{"index", r.device->index}, {"name", r.device->name}, {"host", r.device->host}};
   return j;
 }
 
@@ -121,6 +122,11 @@ CaseResult case_result_from_json(const json& j) {
   if (auto it = j.find("alignment_ratio"); it != j.end() && !it->is_null())
     r.alignment_ratio = number_from(*it, "alignment_ratio");
   if (auto it = j.find("rank"); it != j.end() && !it->is_null()) r.rank = it->get<int>();
+  if (auto it = j.find("device"); it != j.end() && !it->is_null()) {
+    if (!it->is_object()) throw std::runtime_error("result field 'device' is not an object");
+    r.device = DeviceTag{field(*it, "index").get<int>(), field(*it, "name").get<std::string>(),
+                         field(*it, "host").get<std::string>()};
+  }
   return r;
 }
 

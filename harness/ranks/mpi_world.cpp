@@ -49,13 +49,22 @@ class MpiWorld final : public World {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    // The ranks sharing this host's memory are the ranks of this node, whatever the launcher says.
+    MPI_Comm node = MPI_COMM_NULL;
+    int node_rank = 0;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+      MPI_Comm_size(node, &local_size_);
+      MPI_Comm_rank(node, &node_rank);
+      MPI_Comm_free(&node);
+    }
     const LaunchEnv env = read_launch_env();
-    local_rank_ = env.local_rank.value_or(0);
+    local_rank_ = env.local_rank.value_or(node_rank);
   }
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   int local_rank() const override { return local_rank_; }
+  int local_size() const override { return local_size_; }
   std::string launcher() const override { return "mpi"; }
   std::string single_rank_reason() const override { return ""; }
   std::string library_version() const override {
@@ -145,6 +154,7 @@ class MpiWorld final : public World {
   int rank_ = 0;
   int size_ = 1;
   int local_rank_ = 0;
+  int local_size_ = 1;
   Pending pending_;
 };
 

@@ -12,6 +12,7 @@ class SingleWorld final : public World {
   int rank() const override { return 0; }
   int size() const override { return 1; }
   int local_rank() const override { return 0; }
+  int local_size() const override { return 1; }
   std::string launcher() const override { return "single"; }
   std::string single_rank_reason() const override { return reason_; }
   std::string library_version() const override { return ""; }

@@ -24,6 +24,8 @@ class World {
   virtual int size() const = 0;
   /// Rank among the processes of this host (picks the device).
   virtual int local_rank() const = 0;
+  /// How many ranks run on this host: they share its devices (--devices).
+  virtual int local_size() const = 0;
   /// "mpi", or "single" when opcert was not started by an MPI launcher.
   virtual std::string launcher() const = 0;
   /// Why this is a single rank ("" under MPI): shown once, so nobody mistakes it for a 1-rank MPI job.

@@ -1,107 +1,219 @@
 #include "run/conformance_runner.h"
 
 #include <fmt/format.h>
+#include <stdlib.h>
 
 #include <algorithm>
 #include <csignal>
 #include <map>
+#include <mutex>
 
 #include "model/exit_codes.h"
 #include "model/input_error.h"
 #include "reports/alignment.h"
 #include "reports/output_sets.h"
+#include "run/rank_merge.h"
+#include "run/worker_lanes.h"
 #include "session/job_list.h"
-#include "session/repro.h"
 #include "session/run_header.h"
 #include "session/run_paths.h"
 #include "session/stop_request.h"
-#include "session/worker_session.h"
 
 namespace opcert {
 namespace {
 
-WorkerLaunch launch_for(const RunTarget& t, const Suite& suite, const RunSettings& s) {
-  WorkerLaunch launch;
-  launch.executable = s.executable;
-  launch.backend = t.backend->name();
-  launch.args = {"worker", "--backend", launch.backend};
-  launch.args.insert(launch.args.end(), s.worker_options.begin(), s.worker_options.end());
-  launch.args.insert(launch.args.end(), {"--suite", suite.name, "--seed", std::to_string(s.seed)});
-  launch.log_name = "logs/" + file_safe(launch.backend) + ".worker.log";
-  launch.log_path = (s.out_dir / launch.log_name).string();
-  launch.expected_cases = suite.cases.size();
-  launch.startup_timeout = std::max<std::chrono::milliseconds>(std::chrono::seconds(120), s.timeout);
-  return launch;
-}
+using Clock = std::chrono::steady_clock;
+
+constexpr std::chrono::seconds kRankStartupWait{120};  // ranks load backends and suites at their own pace
+// A rank of a finished run waits this long for rank 0's exit code: rank 0 waits for the slowest
+// rank first, and ends the whole job itself when one is lost, so this is only a backstop.
+constexpr std::chrono::hours kRankVerdictWait{24 * 7};
 
 std::string stopped_by() {
   const int sig = stop_signal();
   return sig == 0 ? "interrupted" : (sig == SIGTERM ? "SIGTERM" : "SIGINT");
 }
 
+// How long a rank may be silent: a case ends within its timeout, a worker starts within its own.
+std::chrono::milliseconds rank_silence_limit(const RunSettings& s) {
+  return s.timeout + std::max<std::chrono::milliseconds>(std::chrono::seconds(120), s.timeout) + std::chrono::seconds(60);
+}
+
+// The lanes of one target, in lane order.
+std::vector<Lane> lanes_of(const std::vector<Lane>& lanes, std::size_t target) {
+  std::vector<Lane> of;
+  for (const Lane& l : lanes)
+    if (l.target == target) of.push_back(l);
+  return of;
+}
+
+// Results in a stable order whatever order they finished in: target by target, then by rank and
+// device, each lane's results in job order.
+void order_results(std::vector<CaseResult>& results, const std::vector<RunTarget>& targets) {
+  std::map<std::string, std::size_t> target_of;
+  for (std::size_t t = 0; t < targets.size(); ++t) target_of[targets[t].backend->name()] = t;
+  const auto key = [&](const CaseResult& r) {
+    const auto it = target_of.find(r.backend);
+    return std::make_tuple(it == target_of.end() ? targets.size() : it->second, r.rank.value_or(0),
+                           r.device ? r.device->index : -1);
+  };
+  std::stable_sort(results.begin(), results.end(),
+                   [&](const CaseResult& a, const CaseResult& b) { return key(a) < key(b); });
+}
+
+// Every rank learns whether rank 0 could set up the run (1 ready, 0 bad input, -1 other failure),
+// so that a bad --out ends all ranks at once with rank 0's exit code.
+void agree_on_setup(World& world, std::exception_ptr setup_error) {
+  int64_t mine = 1;
+  if (setup_error) {
+    try {
+      std::rethrow_exception(setup_error);
+    } catch (const InputError&) {
+      mine = 0;
+    } catch (...) {
+      mine = -1;
+    }
+  }
+  const auto agreed = world.all_min(mine, Clock::now() + kRankStartupWait);
+  if (setup_error) std::rethrow_exception(setup_error);
+  if (!agreed) throw std::runtime_error("the ranks did not all start within 120 s");
+  if (*agreed == 0) throw InputError("rank 0 could not start the run (its message says why)");
+  if (*agreed < 0) throw std::runtime_error("rank 0 could not start the run (its message says why)");
+}
+
+// Rank 0's exit code to every rank.
+int share_exit_code(World& world, int code) {
+  std::vector<uint8_t> bytes(1, static_cast<uint8_t>(code));
+  if (!world.broadcast(bytes, 0, Clock::now() + kRankVerdictWait)) return kExitCheckFailed;
+  return bytes[0];
+}
+
+// A private folder for the worker logs of a rank other than 0: they travel to rank 0 at the end.
+std::filesystem::path private_log_dir(int rank) {
+  const auto base = std::filesystem::temp_directory_path() / fmt::format("opcert-rank{}-XXXXXX", rank);
+  std::string pattern = base.string();
+  if (::mkdtemp(pattern.data()) == nullptr)
+    throw std::runtime_error(fmt::format("rank {}: cannot create a folder for its worker logs in {}", rank,
+                                         std::filesystem::temp_directory_path().string()));
+  return pattern;
+}
+
+// A rank other than 0: runs its lanes, sends every result to rank 0, and takes rank 0's exit code.
+int run_as_member(World& world, const std::vector<RunTarget>& targets, const std::vector<Job>& jobs,
+                  const std::vector<Lane>& lanes, const Suite& suite, const RunSettings& s) {
+  RankUplink uplink(world, rank_silence_limit(s));
+  uplink.hello(lane_result_count(lanes, jobs));
+  agree_on_setup(world, nullptr);
+  const std::filesystem::path log_dir = private_log_dir(world.rank());
+  const LaneLogs logs{log_dir.string(), fmt::format("rank{}/", world.rank())};
+  const int rank = world.rank();
+  const LaneEvents events{[](const CaseStart&) {},
+                          [&](CaseResult r, bool peer) {
+                            r.rank = rank;
+                            uplink.result(r, peer);
+                          },
+                          [](const std::string& line) { fmt::print(stderr, "opcert: {}\n", line); }};
+  install_stop_handlers();
+  bool complete = true;
+  for (std::size_t t = 0; t < targets.size() && complete; ++t) {
+    const auto mine = lanes_of(lanes, t);
+    if (!mine.empty()) complete = run_lanes(mine, targets, jobs, suite, s, logs, events);
+  }
+  uplink.done(complete, log_dir);
+  std::error_code ec;
+  std::filesystem::remove_all(log_dir, ec);
+  remove_stop_handlers();
+  return share_exit_code(world, kExitOk);
+}
+
 }  // namespace
 
 int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, const RunSettings& s) {
   const auto jobs = plan_checked_jobs(backend_plans(targets), suite, s.filter, s.impl_selection);
-  prepare_out_dir(s.out_dir);
+  World* world = s.world != nullptr && s.world->size() > 1 ? s.world : nullptr;
+  const std::vector<Lane> lanes = world ? plan_lanes(targets, s, world->rank(), world->local_rank(), world->local_size())
+                                        : plan_lanes(targets, s, 0, 0, 1);
+  if (world && world->rank() != 0) return run_as_member(*world, targets, jobs, lanes, suite, s);
+
+  std::unique_ptr<RankMerger> merger;
   ResultStream stream;
-  try {
-    add_conformance_outputs(stream, s.out_dir, s.progress, jobs.size());
-  } catch (const std::exception& e) {
-    throw InputError(fmt::format("--out '{}': {}", s.out_dir.string(), e.what()));
+  std::size_t expected = lane_result_count(lanes, jobs);
+  {
+    std::exception_ptr setup_error;
+    try {
+      if (world) {
+        merger = std::make_unique<RankMerger>(*world, rank_silence_limit(s));
+        expected += merger->gather_hellos(kRankStartupWait);
+      }
+      prepare_out_dir(s.out_dir);
+      try {
+        add_conformance_outputs(stream, s.out_dir, s.progress, expected);
+      } catch (const std::exception& e) {
+        throw InputError(fmt::format("--out '{}': {}", s.out_dir.string(), e.what()));
+      }
+    } catch (const std::exception&) {
+      setup_error = std::current_exception();
+    }
+    if (world) agree_on_setup(*world, setup_error);
+    else if (setup_error) std::rethrow_exception(setup_error);
   }
   RunReport report = run_header("opcert-conformance-report", targets, suite, s);
+  if (world) {
+    report.ranks = world->size();
+    report.launcher = world->launcher();
+  }
   stream.run_started(report);
 
-  const ReproContext repro{s.repro_suite, s.seed, s.repro_options};
+  std::mutex results_mutex;
+  const auto deliver = [&](CaseResult r, bool peer) {
+    stream.case_done(r, peer);
+    const std::lock_guard lock(results_mutex);
+    report.results.push_back(std::move(r));
+  };
+  const LaneEvents events{[&](const CaseStart& start) { stream.case_started(start); },
+                          [&](CaseResult r, bool peer) {
+                            if (world) r.rank = 0;
+                            deliver(std::move(r), peer);
+                          },
+                          [&](const std::string& line) { stream.note(line); }};
+  if (merger) merger->start(deliver);
+
   install_stop_handlers();
-  const std::function<bool()> stop = [] { return stop_requested(); };
   bool interrupted = false;
-  for (std::size_t b = 0; b < targets.size() && !interrupted; ++b) {
-    const RunTarget& target = targets[b];
-    WorkerSession session(launch_for(target, suite, s));
-    for (const Job& job : jobs) {
-      if (job.backend_index != b) continue;
-      if (stop_requested()) {
-        interrupted = true;
-        break;
-      }
-      const Case& c = suite.cases[job.case_index];
-      stream.case_started({job.backend, job.impl_key, c.id});
-      auto result = session.run({c.id, job.impl_key}, c, s.timeout, stop);
-      if (!result) {
-        interrupted = true;
-        break;
-      }
-      if (result->repro.empty())
-        result->repro = repro_line(target.backend->name(), target.backend->source(), job.impl_key, c.id, repro);
-      stream.case_done(*result, job.peer);
-      report.results.push_back(std::move(*result));
-    }
-    session.shutdown();
-    if (session.starts() > 1)
-      stream.note(fmt::format("{}: the worker was started {} times (crashes and timeouts restart it); its stderr is in {}",
-                              target.backend->name(), session.starts(),
-                              (s.out_dir / "logs" / (file_safe(target.backend->name()) + ".worker.log")).string()));
+  const LaneLogs logs{(s.out_dir / "logs").string(), ""};
+  for (std::size_t t = 0; t < targets.size() && !interrupted; ++t) {
+    const auto mine = lanes_of(lanes, t);
+    if (!mine.empty()) interrupted = !run_lanes(mine, targets, jobs, suite, s, logs, events);
+  }
+  std::vector<std::string> lost_ranks;
+  if (merger) {
+    if (interrupted || stop_requested()) merger->stop_after(std::chrono::seconds(5));
+    lost_ranks = merger->finish(s.out_dir);
+    for (const auto& line : lost_ranks) stream.note("opcert: " + line);
   }
   interrupted = interrupted || stop_requested();
   if (interrupted)
     stream.note(fmt::format("opcert: {}: stopped after {} of {} cases; writing what was measured", stopped_by(),
-                            report.results.size(), jobs.size()));
+                            report.results.size(), expected));
 
+  order_results(report.results, targets);
   fill_alignment(report.results, s.peer);
   std::map<std::string, bool> peer_only;
   for (const auto& t : targets) peer_only[t.backend->name()] = t.peer;
   const bool any_failed = std::any_of(report.results.begin(), report.results.end(), [&](const CaseResult& r) {
     return !peer_only[r.backend] && status_fails_run(r.status);
   });
-  report.complete = !interrupted;
-  report.exit_code = interrupted ? kExitInterrupted : (any_failed ? kExitCheckFailed : kExitOk);
+  report.complete = !interrupted && lost_ranks.empty();
+  report.exit_code = interrupted ? kExitInterrupted : (any_failed || !lost_ranks.empty() ? kExitCheckFailed : kExitOk);
   report.finished_at = now_utc();
   report.environment = capture_environment(s.environment);
   stream.run_finished(report);
   remove_stop_handlers();
   if (stream.failed()) fmt::print(stderr, "opcert: error: some outputs could not be written (see above)\n");
+  if (world) {
+    if (!lost_ranks.empty()) world->abort_job(report.exit_code);  // a lost rank may hang: end the job
+    return share_exit_code(*world, report.exit_code);
+  }
   return report.exit_code;
 }
 

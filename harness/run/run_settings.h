@@ -2,10 +2,13 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "ranks/world.h"
 #include "reports/progress.h"
+#include "session/device_choice.h"
 #include "session/session_settings.h"
 
 namespace opcert {
@@ -20,6 +23,12 @@ struct RunSettings : SessionSettings {
   /// What the repro line adds after the plugin options (--platform NAME, ...).
   std::vector<std::string> repro_options;
   std::string repro_suite;                   // the suite as a repro line names it
+  /// --devices: one worker per chosen device of each selected backend, in parallel, every result
+  /// tagged with its device. nullopt: one worker on the backend's first device, nothing tagged.
+  std::optional<DeviceChoice> devices;
+  /// The ranks of an MPI job that share the run (--devices under mpirun or srun): each takes its
+  /// share of its node's devices and rank 0 writes the outputs. Null: this process alone.
+  World* world = nullptr;
 };
 
 }  // namespace opcert

@@ -32,10 +32,11 @@ std::vector<std::string> plugin_options_for(const BackendSource& source) {
 }
 
 std::string repro_line(const std::string& backend, const BackendSource& source, const std::string& impl_key,
-                       const std::string& case_id, const ReproContext& context) {
+                       const std::string& case_id, const ReproContext& context, const std::optional<int>& device) {
   std::string line = "opcert run --backend " + shell_quote(backend) + " --impl " + shell_quote(impl_key) +
                      " --suite " + shell_quote(context.suite) + " --filter " +
                      shell_quote("^" + regex_escape(case_id) + "$") + " --seed " + std::to_string(context.seed);
+  if (device) line += " --devices " + std::to_string(*device);
   for (const auto& option : plugin_options_for(source)) line += " " + shell_quote(option);
   for (const auto& option : context.extra_options) line += " " + shell_quote(option);
   return line;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,10 @@ struct ReproContext {
   std::vector<std::string> extra_options;  // --platform NAME, --platform-config FILE, --allow-insecure-plugins
 };
 
-/// "opcert run --backend b --impl key --suite s --filter '^id$' --seed n [plugin options] [extra]".
+/// "opcert run --backend b --impl key --suite s --filter '^id$' --seed n [--devices i] [plugin options]
+/// [extra]": `device` for a result measured on a chosen device (--devices).
 std::string repro_line(const std::string& backend, const BackendSource& source, const std::string& impl_key,
-                       const std::string& case_id, const ReproContext& context);
+                       const std::string& case_id, const ReproContext& context,
+                       const std::optional<int>& device = std::nullopt);
 
 }  // namespace opcert

@@ -52,10 +52,25 @@ struct SpawnSetup {
   }
 };
 
+// The child's environment: ours, with `overrides` ("NAME=value") replacing variables of their
+// names. Built as a list rather than with setenv, which is not safe while other threads run.
+std::vector<std::string> child_environment(const std::vector<std::string>& overrides) {
+  const auto name_of = [](const std::string& entry) { return entry.substr(0, entry.find('=')); };
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry(*e);
+    const bool replaced = std::any_of(overrides.begin(), overrides.end(),
+                                      [&](const std::string& o) { return name_of(o) == name_of(entry); });
+    if (!replaced) env.push_back(entry);
+  }
+  env.insert(env.end(), overrides.begin(), overrides.end());
+  return env;
+}
+
 }  // namespace
 
 WorkerProcess::WorkerProcess(const std::string& executable, const std::vector<std::string>& args,
-                             const std::string& log_path) {
+                             const std::string& log_path, const std::vector<std::string>& environment) {
   int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log < 0) throw system_error("cannot open worker log " + log_path, errno);
   int in[2], out[2];
@@ -102,7 +117,11 @@ WorkerProcess::WorkerProcess(const std::string& executable, const std::vector<st
   argv.push_back(const_cast<char*>(executable.c_str()));
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  const int rc = posix_spawn(&pid_, executable.c_str(), &setup.actions, &setup.attr, argv.data(), environ);
+  const std::vector<std::string> env_entries = child_environment(environment);
+  std::vector<char*> envp;
+  for (const auto& e : env_entries) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  const int rc = posix_spawn(&pid_, executable.c_str(), &setup.actions, &setup.attr, argv.data(), envp.data());
   close(child_in);
   close(child_out);
   close(log);

@@ -17,9 +17,11 @@ class WorkerProcess {
  public:
   using Clock = std::chrono::steady_clock;
 
-  /// Starts `executable` with `args` (argv[1...]; argv[0] is the executable). Throws
-  /// std::runtime_error naming what failed (log file, pipes, posix_spawn's error).
-  WorkerProcess(const std::string& executable, const std::vector<std::string>& args, const std::string& log_path);
+  /// Starts `executable` with `args` (argv[1...]; argv[0] is the executable) in this process's
+  /// environment, with each "NAME=value" of `environment` set (replacing a variable of that name).
+  /// Throws std::runtime_error naming what failed (log file, pipes, posix_spawn's error).
+  WorkerProcess(const std::string& executable, const std::vector<std::string>& args, const std::string& log_path,
+                const std::vector<std::string>& environment = {});
   ~WorkerProcess();  // kills and reaps a worker still running
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;

@@ -38,7 +38,7 @@ WorkerSession::Start WorkerSession::start(const std::function<bool()>& stop) {
   ++starts_;
   log("starting worker #" + std::to_string(starts_) + " for backend '" + launch_.backend + "'");
   try {
-    process_ = std::make_unique<WorkerProcess>(launch_.executable, launch_.args, launch_.log_path);
+    process_ = std::make_unique<WorkerProcess>(launch_.executable, launch_.args, launch_.log_path, launch_.environment);
   } catch (const std::exception& e) {
     broken_ = e.what();
     return Start::kFailed;
@@ -81,6 +81,14 @@ WorkerSession::Start WorkerSession::start(const std::function<bool()>& stop) {
 
 std::optional<CaseResult> WorkerSession::run(const JobRequest& job, const Case& c, std::chrono::milliseconds timeout,
                                              const std::function<bool()>& stop) {
+  auto result = run_untagged(job, c, timeout, stop);
+  if (result && launch_.device) result->device = launch_.device;  // crashes and timeouts too
+  return result;
+}
+
+std::optional<CaseResult> WorkerSession::run_untagged(const JobRequest& job, const Case& c,
+                                                      std::chrono::milliseconds timeout,
+                                                      const std::function<bool()>& stop) {
   // A worker that died between two jobs (after answering) gets one fresh start for this job.
   for (int attempt = 0;; ++attempt) {
     if (!broken_.empty())

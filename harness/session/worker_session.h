@@ -13,6 +13,7 @@
 
 #include "model/case.h"
 #include "model/case_result.h"
+#include "model/device_tag.h"
 #include "session/worker_process.h"
 #include "session/worker_protocol.h"
 
@@ -24,6 +25,8 @@ struct WorkerLaunch {
   std::string log_path;            // the worker's stderr, appended across restarts
   std::string log_name;            // how messages name the log ("logs/cpu.worker.log")
   std::string backend;
+  std::vector<std::string> environment;  // "NAME=value" set for the worker (OPCERT_DEVICE)
+  std::optional<DeviceTag> device;       // the device it is pinned to: every result is tagged with it
   std::size_t expected_cases = 0;  // the suite as the runner loaded it
   std::chrono::milliseconds startup_timeout{120000};
 };
@@ -39,6 +42,8 @@ class WorkerSession {
   /// result, except nullopt when `stop` asked to stop (the worker is then killed).
   std::optional<CaseResult> run(const JobRequest& job, const Case& c, std::chrono::milliseconds timeout,
                                 const std::function<bool()>& stop);
+  /// The launch's device, if any (results of run carry it).
+  const std::optional<DeviceTag>& device() const { return launch_.device; }
 
   /// Closes the worker's input, lets it exit (killing it after a short grace).
   void shutdown();
@@ -51,6 +56,8 @@ class WorkerSession {
  private:
   enum class Start { kReady, kFailed, kStopped };
   Start start(const std::function<bool()>& stop);
+  std::optional<CaseResult> run_untagged(const JobRequest& job, const Case& c, std::chrono::milliseconds timeout,
+                                         const std::function<bool()>& stop);
   /// Appends a line of the runner's own to the worker log, so the log tells the whole story.
   void log(const std::string& line) const;
   CaseResult synthesized(const JobRequest& job, const Case& c, Status status, const std::string& message,

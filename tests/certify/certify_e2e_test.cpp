@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "bench/report_files.h"
 #include "cli/run_opcert.h"
@@ -70,6 +71,11 @@ TEST_F(Certify, TheCpuBackendIsCertifiedOnPlanBasicAndTheBundleVerifies) {
   EXPECT_EQ(m.at("failing_results"), 0);
   EXPECT_TRUE(m.at("opcert").at("abi").is_string());
   EXPECT_TRUE(m.at("machine").at("cpu").is_object());
+  // Without --devices: the backend's first device, on this host.
+  ASSERT_EQ(m.at("devices").size(), 1u) << m.at("devices").dump();
+  EXPECT_EQ(m.at("devices")[0].at("index"), 0);
+  EXPECT_EQ(m.at("devices")[0].at("name"), "host CPU");
+  EXPECT_EQ(m.at("devices")[0].at("host"), m.at("machine").at("host"));
   EXPECT_EQ(m.at("signing").at("algorithm"), "ed25519");
   // Every op of the smoke suite has the CPU backend's results.
   for (const char* op : {"gemm", "gemm_fp8", "gemm_int8", "attention", "rms_norm", "layer_norm", "rope", "softmax", "quantize"})
@@ -178,6 +184,30 @@ TEST_F(Certify, APluginMadeWrongIsNotCertifiedAndItsRerunDoesNotReproduce) {
   const auto other = run_opcert("verify " + bundle + " --plugin " + std::string(TEST_TIMED_PLUGIN));
   EXPECT_EQ(other.exit_code, 1) << other.out;
   EXPECT_NE(other.out.find("is not the certified library's"), std::string::npos) << other.out;
+}
+
+TEST_F(Certify, EveryDeviceIsCertifiedAndABadOneFailsTheCertificate) {
+  const std::string plan = dir_->path() + "/devices-plan.json";
+  std::ofstream(plan) << R"({"plan_format": "1.0", "name": "devices", "suites": [{"suite": ")" << DEVICES_SUITE
+                      << R"(", "seed": 1}], "fail_statuses": ["FAILED", "ERROR", "CRASHED", "TIMEOUT"]})";
+  const std::string bundle = dir_->path() + "/devices";
+  const auto c = run_opcert("certify --plugin " + std::string(TEST_DEVICES_PLUGIN) + " --backend devices --no-peer --plan " +
+                                plan + " --devices all --out " + bundle,
+                            "OPCERT_TEST_BAD_DEVICE=2");
+  EXPECT_EQ(c.exit_code, 1) << c.out << c.err;
+  const json m = read_json(bundle + "/manifest.json");
+  EXPECT_EQ(m.at("verdict"), "not certified");
+  EXPECT_EQ(m.at("results"), 6);          // 2 cases on each of 3 devices
+  EXPECT_EQ(m.at("failing_results"), 2);  // device 2's
+  ASSERT_EQ(m.at("devices").size(), 3u) << m.at("devices").dump();
+  for (int d = 0; d < 3; ++d) EXPECT_EQ(m.at("devices")[d].at("name"), "test device " + std::to_string(d));
+  const std::string summary = [&] {
+    std::ifstream in(bundle + "/summary.md");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  EXPECT_NE(summary.find(": device 2 (test device 2)"), std::string::npos) << summary;
+  const auto v = run_opcert("verify " + bundle);
+  EXPECT_EQ(v.exit_code, 0) << "the bundle itself is intact\n" << v.out << v.err;
 }
 
 TEST_F(Certify, UnusableInputIsAOneLineUsageError) {

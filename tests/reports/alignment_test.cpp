@@ -24,6 +24,26 @@ TEST(FillAlignment, RatioIsOwnRmseOverTorchRmseOfTheSameCase) {
   EXPECT_FALSE(rs[1].alignment_ratio.has_value());
 }
 
+TEST(FillAlignment, EachDevicesResultIsComparedWithThePeersOnThatDeviceElseItsOneResult) {
+  const auto on = [](CaseResult r, int device) {
+    r.device = DeviceTag{device, "d" + std::to_string(device), "h"};
+    return r;
+  };
+  // The peer ran once, untagged: every device's result is compared with it.
+  std::vector<CaseResult> once{on(result("cpu", "gemm", "g1", Status::kPassed, 0.4), 0),
+                               on(result("cpu", "gemm", "g1", Status::kFailed, 0.8), 1),
+                               result("torch", "gemm", "g1", Status::kPassed, 0.2)};
+  fill_alignment(once, "torch");
+  EXPECT_DOUBLE_EQ(once[0].alignment_ratio.value(), 2.0);
+  EXPECT_DOUBLE_EQ(once[1].alignment_ratio.value(), 4.0);
+  // The peer ran on the devices too: device by device.
+  std::vector<CaseResult> each{on(result("cpu", "gemm", "g1", Status::kPassed, 0.4), 1),
+                               on(result("torch", "gemm", "g1", Status::kPassed, 0.1), 0),
+                               on(result("torch", "gemm", "g1", Status::kPassed, 0.2), 1)};
+  fill_alignment(each, "torch");
+  EXPECT_DOUBLE_EQ(each[0].peer_rmse.value(), 0.2);
+}
+
 TEST(FillAlignment, UsesThePrimaryOutputOfBoth) {
   auto own = result("cpu", "rope", "r1", Status::kPassed, 0.4);
   own.metrics.push_back(test::metrics("k_out", 100.0));

@@ -119,5 +119,22 @@ TEST(JunitNames, SeveralImplementationsOfOneCaseStayDistinct) {
   EXPECT_NE(xml.find(R"(name="a2" )"), std::string::npos) << xml;
 }
 
+TEST(JunitNames, EachDeviceAndRankIsItsOwnTestcaseAndClass) {
+  RunReport report;
+  report.results = {test::result("cpu", "softmax", "s1", Status::kPassed, 0.1),
+                    test::result("cpu", "softmax", "s1", Status::kFailed, 0.1),
+                    test::result("cpu", "softmax", "s1", Status::kPassed, 0.1)};
+  report.results[0].device = DeviceTag{0, "host CPU, cores 0-3", "a"};
+  report.results[1].device = DeviceTag{1, "host CPU, cores 4-7", "a"};
+  report.results[2].device = DeviceTag{0, "host CPU, cores 0-3", "b"};
+  report.results[2].rank = 1;
+  test::ScratchDir dir;
+  make_junit_report_writer()->write(report, dir.path());
+  const std::string xml = test::read_file(dir.path() / "junit.xml");
+  EXPECT_NE(xml.find(R"x(classname="cpu.device0.softmax" name="s1 (device 0)")x"), std::string::npos) << xml;
+  EXPECT_NE(xml.find(R"x(classname="cpu.device1.softmax" name="s1 (device 1)")x"), std::string::npos) << xml;
+  EXPECT_NE(xml.find(R"x(classname="cpu.rank1.device0.softmax" name="s1 (rank 1 device 0)")x"), std::string::npos) << xml;
+}
+
 }  // namespace
 }  // namespace opcert

@@ -52,6 +52,22 @@ TEST(ResultsJsonl, RoundTripsEveryFieldIncludingNanAndInfinity) {
   EXPECT_NE(text.find("\"rmse\":\"nan\""), std::string::npos);
 }
 
+TEST(ResultsJsonl, TheDeviceAndRankRoundTripAndAResultWithoutThemReadsAsBefore) {
+  ScratchDir dir;
+  auto sample = test::sample_report().results;
+  sample[0].device = DeviceTag{3, "test device 3", "node7"};
+  sample[0].rank = 1;
+  {
+    ResultsJsonl stream(dir.path(), ResultsJsonl::Mode::kTruncate);
+    for (const auto& r : sample) stream.append(r);
+  }
+  const auto back = read_results_jsonl(dir.path() / "results.jsonl");
+  ASSERT_EQ(back.size(), sample.size());
+  EXPECT_EQ(back[0].device, sample[0].device);
+  EXPECT_EQ(back[0].rank, 1);
+  EXPECT_FALSE(back[1].device.has_value()) << "untagged: no device, as in reports before schema 2.2";
+}
+
 TEST(ResultsJsonl, EachAppendIsOnDiskBeforeTheStreamCloses) {
   ScratchDir dir;
   ResultsJsonl stream(dir.path(), ResultsJsonl::Mode::kTruncate);

@@ -34,6 +34,14 @@ TEST(Repro, BuiltinBackend) {
             "--seed 7");
 }
 
+TEST(Repro, AResultOfAChosenDeviceRerunsOnThatDevice) {
+  BackendSource builtin;
+  builtin.builtin_label = "cpu";
+  ReproContext ctx{"smoke", 1, {}};
+  EXPECT_EQ(repro_line("cpu", builtin, "cpu.softmax.rowwise", "s.1", ctx, 2),
+            "opcert run --backend cpu --impl cpu.softmax.rowwise --suite smoke --filter '^s\\.1$' --seed 1 --devices 2");
+}
+
 TEST(Repro, PluginByLibraryOrManifestAndExtraOptions) {
   BackendSource lib;
   lib.kind = BackendSource::Kind::kPlugin;

@@ -1,0 +1,54 @@
+#include "cli/device_flags.h"
+
+#include <fmt/format.h>
+
+#include "model/input_error.h"
+#include "ranks/launch_env.h"
+
+namespace opcert {
+
+void add_devices_flag(CLI::App& verb, std::string& text) {
+  verb.add_option("--devices", text,
+                  "Run on these devices of each selected backend, one worker per device in parallel, every result "
+                  "tagged with its device: 'all' or indices such as 0,2 (`opcert list` shows them). Under mpirun or "
+                  "srun each rank takes its share of its node's devices and rank 0 writes the outputs")
+      ->type_name("all|LIST");
+}
+
+DeviceRun::DeviceRun(const std::string& text) {
+  if (text.empty()) return;
+  choice_ = parse_device_choice(text);
+  const LaunchEnv env = read_launch_env();
+  if (env.launcher.empty() || env.size.value_or(1) <= 1) return;
+  if (!world_has_mpi())
+    throw InputError(fmt::format("--devices: started by {} as rank {} of {}, but this opcert was built without MPI "
+                                 "(OPCERT_WITH_MPI), so its ranks cannot merge their results; build it with MPI or run "
+                                 "one opcert per node",
+                                 env.launcher, env.rank.value_or(0), env.size.value_or(1)));
+  world_ = make_world();
+}
+
+DeviceRun::~DeviceRun() {
+  if (world_) world_->finalize();
+}
+
+void DeviceRun::agree_on(std::exception_ptr rank0_error) const {
+  if (!world_) {
+    if (rank0_error) std::rethrow_exception(rank0_error);
+    return;
+  }
+  const auto agreed = world_->all_min(rank0_error ? 0 : 1, std::chrono::steady_clock::now() + std::chrono::seconds(120));
+  if (rank0_error) std::rethrow_exception(rank0_error);
+  if (!agreed || *agreed == 0) throw InputError("rank 0 could not start the run (its message says why)");
+}
+
+
+int DeviceRun::share_exit_code(int code) const {
+  if (!world_) return code;
+  std::vector<uint8_t> bytes(1, static_cast<uint8_t>(code));
+  // Rank 0 ends the whole job itself when it fails, so this wait is only a backstop.
+  if (!world_->broadcast(bytes, 0, std::chrono::steady_clock::now() + std::chrono::hours(24 * 7))) return 1;
+  return bytes[0];
+}
+
+}  // namespace opcert

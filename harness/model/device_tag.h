@@ -1,0 +1,22 @@
+// The device a result was measured on, when the run chose its devices (`--devices`): which of the
+// backend's devices, on which host. Absent from results of a run without `--devices`, which run
+// on the backend's first device and read as they always have.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace opcert {
+
+struct DeviceTag {
+  int index = 0;      // among the backend's devices as that host lists them (OPCERT_DEVICE)
+  std::string name;   // the backend's name for it ("host CPU, cores 0-7", "NVIDIA H100 80GB HBM3")
+  std::string host;   // the host it is on: ranks of an MPI job run on several
+  bool operator==(const DeviceTag&) const = default;
+};
+
+/// How reports name a result's place: "" without a device tag, "device 1", or "rank 2 device 1"
+/// when the result came from a rank of an MPI job (device indices repeat on every node).
+std::string device_label(const std::optional<DeviceTag>& device, const std::optional<int>& rank);
+
+}  // namespace opcert

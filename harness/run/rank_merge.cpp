@@ -1,0 +1,135 @@
+#include "run/rank_merge.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "model/case_result_json.h"
+#include "reports/report_writer.h"
+
+namespace opcert {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+void RankUplink::send(const std::string& message) {
+  const std::lock_guard lock(mutex_);
+  if (gone_) return;
+  if (!world_.send_to_root(message, Clock::now() + patience_)) gone_ = true;
+}
+
+void RankUplink::hello(std::size_t results) { send(json{{"kind", "hello"}, {"results", results}}.dump()); }
+
+void RankUplink::result(const CaseResult& result, bool peer) {
+  send(json{{"kind", "result"}, {"peer", peer}, {"result", to_json(result)}}.dump());
+}
+
+void RankUplink::done(bool complete, const std::filesystem::path& log_dir) {
+  json logs = json::object();
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(log_dir, ec))
+    if (entry.is_regular_file()) logs[entry.path().filename().string()] = slurp(entry.path());
+  send(json{{"kind", "done"}, {"complete", complete}, {"logs", logs}}.dump());
+}
+
+RankMerger::~RankMerger() {
+  give_up_at_ = 1;  // long past: the receivers return at their next poll
+  for (auto& t : threads_)
+    if (t.joinable()) t.join();
+}
+
+std::size_t RankMerger::gather_hellos(std::chrono::milliseconds wait) {
+  std::size_t total = 0;
+  const auto deadline = Clock::now() + wait;
+  for (int from = 1; from < world_.size(); ++from) {
+    const auto message = world_.receive_from(from, deadline);
+    if (!message)
+      throw std::runtime_error(fmt::format("rank {} did not start its share of the run within {} s", from,
+                                           std::chrono::duration_cast<std::chrono::seconds>(wait).count()));
+    const json m = json::parse(*message);
+    if (m.at("kind") != "hello") throw std::runtime_error(fmt::format("rank {} is out of step with rank 0", from));
+    total += m.at("results").get<std::size_t>();
+  }
+  return total;
+}
+
+void RankMerger::start(Deliver deliver) {
+  deliver_ = std::move(deliver);
+  inboxes_.resize(static_cast<std::size_t>(world_.size()));
+  for (int from = 1; from < world_.size(); ++from)
+    threads_.emplace_back([this, from] { receive(from, inboxes_[static_cast<std::size_t>(from)]); });
+}
+
+void RankMerger::stop_after(std::chrono::milliseconds grace) {
+  give_up_at_ = (Clock::now() + grace).time_since_epoch().count();
+}
+
+void RankMerger::receive(int from, Inbox& inbox) {
+  auto last_heard = Clock::now();
+  for (;;) {
+    const auto message = world_.receive_from(from, Clock::now() + std::chrono::milliseconds(200));
+    const auto now = Clock::now();
+    if (!message) {
+      const int64_t give_up = give_up_at_;
+      if (give_up != 0 && now.time_since_epoch().count() >= give_up) {
+        inbox.problem = fmt::format("rank {}: stopped waiting for it after the run was interrupted", from);
+        return;
+      }
+      if (now - last_heard > silence_limit_) {
+        inbox.problem = fmt::format("rank {} sent nothing for {} s: it died or hangs", from,
+                                    std::chrono::duration_cast<std::chrono::seconds>(silence_limit_).count());
+        return;
+      }
+      continue;
+    }
+    last_heard = now;
+    try {
+      const json m = json::parse(*message);
+      const std::string kind = m.at("kind");
+      if (kind == "result") {
+        CaseResult r = case_result_from_json(m.at("result"));
+        deliver_(std::move(r), m.at("peer").get<bool>());
+      } else if (kind == "done") {
+        for (const auto& [name, text] : m.at("logs").items()) inbox.logs.emplace_back(name, text.get<std::string>());
+        if (!m.at("complete").get<bool>()) inbox.problem = fmt::format("rank {} was interrupted before its end", from);
+        return;
+      } else {
+        throw std::runtime_error("unexpected message '" + kind + "'");
+      }
+    } catch (const std::exception& e) {
+      inbox.problem = fmt::format("rank {} sent what rank 0 cannot read ({})", from, e.what());
+      return;
+    }
+  }
+}
+
+std::vector<std::string> RankMerger::finish(const std::filesystem::path& out_dir) {
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+  std::vector<std::string> problems;
+  for (std::size_t r = 1; r < inboxes_.size(); ++r) {
+    const Inbox& inbox = inboxes_[r];
+    if (inbox.problem) problems.push_back(*inbox.problem);
+    if (inbox.logs.empty()) continue;
+    const auto dir = out_dir / "logs" / fmt::format("rank{}", r);
+    std::filesystem::create_directories(dir);
+    for (const auto& [name, text] : inbox.logs)
+      if (name.find('/') == std::string::npos && name != ".." && name != ".")
+        write_file_atomically(dir / name, text);
+  }
+  return problems;
+}
+
+}  // namespace opcert

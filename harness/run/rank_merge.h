@@ -1,0 +1,78 @@
+// Compute cases across the ranks of an MPI job (`--devices` under mpirun or srun, docs/CLI.md):
+// every rank runs its share of its node's devices in its own workers; the other ranks send each
+// result to rank 0 as it comes, and rank 0 streams them with its own into the one set of outputs.
+// Messages, one JSON object each, in order from each rank:
+//   {"kind":"hello","results":N}                       before anything runs: N results will come
+//   {"kind":"result","peer":false,"result":{...}}      one per finished case
+//   {"kind":"done","complete":true,"logs":{"cpu.device1.worker.log":"..."}}
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "model/case_result.h"
+#include "ranks/world.h"
+
+namespace opcert {
+
+/// A rank other than 0: its side of the merge. result() may be called from several threads.
+class RankUplink {
+ public:
+  /// `patience`: how long a send may wait for rank 0 before it is taken for gone.
+  RankUplink(World& world, std::chrono::milliseconds patience) : world_(world), patience_(patience) {}
+  void hello(std::size_t results);
+  void result(const CaseResult& result, bool peer);
+  /// The last message: whether this rank ran to its end, and its workers' logs in `log_dir`.
+  void done(bool complete, const std::filesystem::path& log_dir);
+
+ private:
+  void send(const std::string& message);
+  World& world_;
+  std::chrono::milliseconds patience_;
+  std::mutex mutex_;    // one message at a time: the world's sends are not reentrant
+  bool gone_ = false;   // rank 0 stopped receiving: the launcher ends the job
+};
+
+/// Rank 0's side: a receiver per other rank, each until that rank's "done".
+class RankMerger {
+ public:
+  using Deliver = std::function<void(CaseResult, bool peer)>;
+  /// `silence_limit`: a rank silent this long (no result: its case outlived any timeout) is lost.
+  RankMerger(World& world, std::chrono::milliseconds silence_limit) : world_(world), silence_limit_(silence_limit) {}
+  ~RankMerger();
+
+  /// Every other rank's hello: the number of results they will send in all. Throws
+  /// std::runtime_error naming a rank that did not say it within `wait`.
+  std::size_t gather_hellos(std::chrono::milliseconds wait);
+  /// Starts the receivers; each result goes to `deliver`, from a receiver's thread.
+  void start(Deliver deliver);
+  /// After this rank stopped (SIGINT/SIGTERM): the receivers wait `grace` more, then give up.
+  void stop_after(std::chrono::milliseconds grace);
+  /// Waits for the receivers and writes each rank's worker logs to out_dir/logs/rank<r>/. Returns
+  /// one line per rank that was lost or did not run to its end; empty when every rank did.
+  std::vector<std::string> finish(const std::filesystem::path& out_dir);
+
+ private:
+  struct Inbox {
+    std::optional<std::string> problem;  // lost, or incomplete
+    std::vector<std::pair<std::string, std::string>> logs;
+  };
+  void receive(int from, Inbox& inbox);
+
+  World& world_;
+  std::chrono::milliseconds silence_limit_;
+  Deliver deliver_;
+  std::vector<Inbox> inboxes_;
+  std::vector<std::thread> threads_;
+  std::atomic<int64_t> give_up_at_{0};  // steady_clock ticks; 0: not stopping
+};
+
+}  // namespace opcert

@@ -1,0 +1,128 @@
+#include "run/worker_lanes.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "session/repro.h"
+#include "session/run_paths.h"
+#include "session/stop_request.h"
+#include "session/worker_session.h"
+
+namespace opcert {
+namespace {
+
+std::string this_host() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "";
+  return name;
+}
+
+std::string log_file_of(const std::string& backend, const std::optional<DeviceTag>& device) {
+  return device ? fmt::format("{}.device{}.worker.log", file_safe(backend), device->index)
+                : file_safe(backend) + ".worker.log";
+}
+
+std::string session_log(const LaneLogs& logs, const RunTarget& t, const Lane& lane) {
+  return (std::filesystem::path(logs.log_dir) / log_file_of(t.backend->name(), lane.device)).string();
+}
+
+WorkerLaunch launch_for(const RunTarget& t, const Lane& lane, const Suite& suite, const RunSettings& s,
+                        const LaneLogs& logs) {
+  WorkerLaunch launch;
+  launch.executable = s.executable;
+  launch.backend = t.backend->name();
+  launch.args = {"worker", "--backend", launch.backend};
+  launch.args.insert(launch.args.end(), s.worker_options.begin(), s.worker_options.end());
+  launch.args.insert(launch.args.end(), {"--suite", suite.name, "--seed", std::to_string(s.seed)});
+  if (lane.device) {
+    // Pinned twice over: the harness runs every case on this device, and a backend that serves one
+    // device per process (CUDA, the CPU backend's partitions) sets itself up for it (docs/ABI.md).
+    launch.args.insert(launch.args.end(), {"--device", std::to_string(lane.device->index)});
+    launch.environment.push_back(fmt::format("{}={}", kDeviceEnvironmentVariable, lane.device->index));
+    launch.device = lane.device;
+  }
+  const std::string file = log_file_of(launch.backend, lane.device);
+  launch.log_name = "logs/" + logs.shown_prefix + file;
+  launch.log_path = (std::filesystem::path(logs.log_dir) / file).string();
+  launch.expected_cases = suite.cases.size();
+  launch.startup_timeout = std::max<std::chrono::milliseconds>(std::chrono::seconds(120), s.timeout);
+  return launch;
+}
+
+}  // namespace
+
+std::vector<Lane> plan_lanes(const std::vector<RunTarget>& targets, const RunSettings& s, int rank, int local_rank,
+                             int local_size) {
+  std::vector<Lane> lanes;
+  const std::string host = s.devices ? this_host() : "";
+  for (std::size_t t = 0; t < targets.size(); ++t) {
+    const RunTarget& target = targets[t];
+    if (!s.devices || target.peer) {
+      if (rank == 0) lanes.push_back({t, std::nullopt});
+      continue;
+    }
+    const auto& devices = target.backend->devices();
+    const std::vector<int> chosen = resolve_devices(*s.devices, target.backend->name(), devices.size());
+    for (const int index : node_share(chosen, local_rank, local_size))
+      lanes.push_back({t, DeviceTag{index, devices[static_cast<std::size_t>(index)].name, host}});
+  }
+  return lanes;
+}
+
+std::size_t lane_result_count(const std::vector<Lane>& lanes, const std::vector<Job>& jobs) {
+  std::size_t n = 0;
+  for (const Lane& lane : lanes)
+    n += static_cast<std::size_t>(
+        std::count_if(jobs.begin(), jobs.end(), [&](const Job& j) { return j.backend_index == lane.target; }));
+  return n;
+}
+
+bool run_lanes(const std::vector<Lane>& lanes, const std::vector<RunTarget>& targets, const std::vector<Job>& jobs,
+               const Suite& suite, const RunSettings& s, const LaneLogs& logs, const LaneEvents& events) {
+  std::atomic<bool> stopped{false};
+  const ReproContext repro{s.repro_suite, s.seed, s.repro_options};
+  const std::function<bool()> stop = [] { return stop_requested(); };
+  const auto run_one = [&](const Lane& lane) {
+    const RunTarget& target = targets[lane.target];
+    WorkerSession session(launch_for(target, lane, suite, s, logs));
+    const std::optional<int> device = lane.device ? std::optional<int>(lane.device->index) : std::nullopt;
+    for (const Job& job : jobs) {
+      if (job.backend_index != lane.target) continue;
+      if (stop_requested()) {
+        stopped = true;
+        break;
+      }
+      const Case& c = suite.cases[job.case_index];
+      events.started({job.backend, job.impl_key, c.id});
+      auto result = session.run({c.id, job.impl_key}, c, s.timeout, stop);
+      if (!result) {
+        stopped = true;
+        break;
+      }
+      if (result->repro.empty())
+        result->repro = repro_line(target.backend->name(), target.backend->source(), job.impl_key, c.id, repro, device);
+      events.done(std::move(*result), job.peer);
+    }
+    session.shutdown();
+    if (session.starts() > 1)
+      events.note(fmt::format("{}{}: the worker was started {} times (crashes and timeouts restart it); its stderr is "
+                              "in {}",
+                              target.backend->name(), lane.device ? " device " + std::to_string(lane.device->index) : "",
+                              session.starts(), session_log(logs, target, lane)));
+  };
+  if (lanes.size() == 1) {
+    run_one(lanes.front());
+  } else {
+    std::vector<std::thread> threads;
+    threads.reserve(lanes.size());
+    for (const Lane& lane : lanes) threads.emplace_back(run_one, std::cref(lane));
+    for (auto& t : threads) t.join();
+  }
+  return !stopped && !stop_requested();
+}
+
+}  // namespace opcert

@@ -1,0 +1,33 @@
+// `--devices all|LIST` (docs/CLI.md): which of a backend's devices a run uses, one worker process
+// per device, each pinned to its device through OPCERT_DEVICE (docs/ABI.md). Without the flag a
+// run uses the backend's first device and tags nothing, as it always has.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace opcert {
+
+/// The environment variable a worker is pinned with: the index of the one device it serves.
+inline constexpr const char* kDeviceEnvironmentVariable = "OPCERT_DEVICE";
+
+struct DeviceChoice {
+  bool all = false;
+  std::vector<int> indices;  // when not `all`: ascending, without duplicates
+};
+
+/// "all", or comma-separated device indices ("0,2"). Throws InputError naming --devices and the
+/// bad item otherwise.
+DeviceChoice parse_device_choice(const std::string& text);
+
+/// The indices `choice` names on `backend`, which has `count` devices. Throws InputError for an
+/// index the backend lacks (naming its devices), or for a backend without devices.
+std::vector<int> resolve_devices(const DeviceChoice& choice, const std::string& backend, std::size_t count);
+
+/// The devices local rank `local_rank` of the `local_size` ranks on one node takes: every
+/// `local_size`-th of `devices` from position `local_rank`, so that the ranks of a node share its
+/// devices without overlap. A rank beyond the device count takes none.
+std::vector<int> node_share(const std::vector<int>& devices, int local_rank, int local_size);
+
+}  // namespace opcert

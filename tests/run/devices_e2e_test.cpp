@@ -1,0 +1,172 @@
+// `opcert run --devices` end to end: one worker per device, in parallel, each pinned to its device,
+// every result tagged with it, and a bad device shown as that device's failures. Against the
+// devices test plugin (three devices, one made wrong with OPCERT_TEST_BAD_DEVICE;
+// tests/plugins/test_devices.cpp) and the CPU backend's partitions (OPCERT_CPU_DEVICES).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "cli/run_opcert.h"
+
+namespace opcert::test {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<json> read_jsonl(const fs::path& path) {
+  std::vector<json> lines;
+  std::istringstream in(slurp(path));
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) lines.push_back(json::parse(line));
+  return lines;
+}
+
+std::string devices_args(const std::string& out) {
+  return std::string("run --plugin ") + TEST_DEVICES_PLUGIN + " --backend devices --suite " + DEVICES_SUITE +
+         " --no-peer --progress plain --out " + out;
+}
+
+TEST(RunDevices, ABadDeviceShowsAsThatDevicesFailuresAndTheOthersPass) {
+  TempDir dir;
+  const std::string out = dir.path() + "/out";
+  const auto r = run_opcert(devices_args(out) + " --devices all", "OPCERT_TEST_BAD_DEVICE=1");
+  EXPECT_EQ(r.exit_code, 1) << "a failed case fails the run\n" << r.out << r.err;
+
+  // Every device ran every case: 3 devices x 2 cases, each tagged with its device.
+  const auto results = read_jsonl(fs::path(out) / "results.jsonl");
+  ASSERT_EQ(results.size(), 6u) << slurp(fs::path(out) / "results.jsonl");
+  std::map<int, std::map<std::string, std::string>> by_device;
+  for (const auto& res : results) {
+    ASSERT_TRUE(res.contains("device")) << res.dump();
+    const int index = res["device"]["index"];
+    by_device[index][res["case"]] = res["status"];
+    EXPECT_EQ(res["device"]["name"], "test device " + std::to_string(index));
+    EXPECT_FALSE(res["device"]["host"].get<std::string>().empty());
+    EXPECT_FALSE(res.contains("rank")) << "one process: no rank";
+    EXPECT_NE(res["repro"].get<std::string>().find(" --devices " + std::to_string(index)), std::string::npos) << res["repro"];
+  }
+  const std::map<std::string, std::string> pass{{"softmax.d2", "PASSED"}, {"softmax.d4", "PASSED"}};
+  const std::map<std::string, std::string> fail{{"softmax.d2", "FAILED"}, {"softmax.d4", "FAILED"}};
+  EXPECT_EQ(by_device[0], pass);
+  EXPECT_EQ(by_device[1], fail) << "device 1 is the bad one";
+  EXPECT_EQ(by_device[2], pass);
+
+  // One worker per device, each with its own log.
+  for (int d = 0; d < 3; ++d)
+    EXPECT_TRUE(fs::is_regular_file(fs::path(out) / "logs" / ("devices.device" + std::to_string(d) + ".worker.log"))) << d;
+
+  // The reports say which device failed.
+  const json report = json::parse(slurp(fs::path(out) / "report.json"));
+  EXPECT_EQ(report["schema_version"], "2.2");
+  EXPECT_EQ(report["results"].size(), 6u);
+  const json& devices = report["summary"]["backends"]["devices"]["devices"];
+  EXPECT_EQ(devices["device 0"]["counts"]["PASSED"], 2) << devices.dump();
+  EXPECT_EQ(devices["device 1"]["counts"]["FAILED"], 2) << devices.dump();
+  EXPECT_EQ(devices["device 2"]["counts"]["PASSED"], 2) << devices.dump();
+  const std::string junit = slurp(fs::path(out) / "junit.xml");
+  EXPECT_NE(junit.find("classname=\"devices.device1.softmax\" name=\"softmax.d2 (device 1)\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("classname=\"devices.device0.softmax\" name=\"softmax.d2 (device 0)\""), std::string::npos) << junit;
+  const std::string summary = slurp(fs::path(out) / "summary.md");
+  EXPECT_NE(summary.find("| devices [device 1] | softmax | 2 | 0 | 2 |"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("on device 1 (`test device 1`"), std::string::npos) << summary;
+  EXPECT_NE(r.out.find("devices [device 2]"), std::string::npos) << "the summary table: " << r.out;
+}
+
+TEST(RunDevices, TheDevicesWorkersRunAtTheSameTime) {
+  TempDir dir;
+  const std::string trace = dir.path() + "/trace";
+  const auto r = run_opcert(devices_args(dir.path() + "/out") + " --devices 0,2",
+                            "OPCERT_TEST_TRACE=" + trace + " OPCERT_TEST_SLEEP_MS=700");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  // Each call's interval, by device; in parallel some call of device 0 overlaps one of device 2.
+  std::map<int, std::vector<std::pair<long long, long long>>> calls;
+  std::istringstream in(slurp(trace));
+  int device = 0;
+  long long start = 0, end = 0;
+  while (in >> device >> start >> end) calls[device].push_back({start, end});
+  ASSERT_EQ(calls[0].size(), 2u) << slurp(trace);
+  ASSERT_EQ(calls[2].size(), 2u) << slurp(trace);
+  EXPECT_TRUE(calls[1].empty()) << "device 1 was not chosen";
+  bool overlap = false;
+  for (const auto& a : calls[0])
+    for (const auto& b : calls[2]) overlap = overlap || (a.first < b.second && b.first < a.second);
+  EXPECT_TRUE(overlap) << "the two devices' workers ran one after the other:\n" << slurp(trace);
+}
+
+TEST(RunDevices, WithoutTheFlagOneWorkerRunsTheFirstDeviceUntagged) {
+  TempDir dir;
+  const std::string out = dir.path() + "/out";
+  const auto r = run_opcert(devices_args(out), "OPCERT_TEST_BAD_DEVICE=1");
+  EXPECT_EQ(r.exit_code, 0) << "device 0 is good\n" << r.out << r.err;
+  const auto results = read_jsonl(fs::path(out) / "results.jsonl");
+  ASSERT_EQ(results.size(), 2u);
+  for (const auto& res : results) {
+    EXPECT_FALSE(res.contains("device")) << res.dump();
+    EXPECT_EQ(res["repro"].get<std::string>().find("--devices"), std::string::npos) << res["repro"];
+  }
+  EXPECT_TRUE(fs::is_regular_file(fs::path(out) / "logs" / "devices.worker.log"));
+  EXPECT_FALSE(json::parse(slurp(fs::path(out) / "report.json"))["summary"]["backends"]["devices"].contains("devices"));
+}
+
+TEST(RunDevices, ADeviceTheBackendLacksIsOneLineAndExitTwo) {
+  TempDir dir;
+  const auto r = run_opcert(devices_args(dir.path() + "/out") + " --devices 0,3");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("opcert: error: --devices: backend 'devices' has no device 3: it has 3 (0 to 2)"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir.path() + "/out/results.jsonl")) << "nothing ran";
+
+  const auto bad = run_opcert(devices_args(dir.path() + "/out2") + " --devices first");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out << bad.err;
+  EXPECT_NE(bad.err.find("--devices 'first': 'first' is not a device index"), std::string::npos) << bad.err;
+}
+
+TEST(RunDevices, TheCpuBackendSplitsTheHostIntoPartitions) {
+  TempDir dir;
+  const auto list = run_opcert("list --json --backend cpu", "OPCERT_CPU_DEVICES=3");
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  json cpu;
+  const json listed = json::parse(list.out);
+  for (const auto& b : listed["backends"])
+    if (b["name"] == "cpu") cpu = b;
+  ASSERT_EQ(cpu["devices"].size(), 3u) << cpu.dump();
+  for (const auto& d : cpu["devices"])
+    EXPECT_EQ(d["name"].get<std::string>().rfind("host CPU, core", 0), 0u) << d.dump();
+
+  const std::string out = dir.path() + "/out";
+  const auto r = run_opcert("run --backend cpu --no-peer --progress plain --filter '^softmax\\.fp32' --devices all --out " + out,
+                            "OPCERT_CPU_DEVICES=2");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::map<int, int> per_device;
+  for (const auto& res : read_jsonl(fs::path(out) / "results.jsonl")) {
+    EXPECT_EQ(res["status"], "PASSED") << res.dump();
+    ++per_device[res["device"]["index"].get<int>()];
+  }
+  ASSERT_EQ(per_device.size(), 2u);
+  EXPECT_GT(per_device[0], 0);
+  EXPECT_EQ(per_device[0], per_device[1]) << "each partition runs every case";
+
+  const auto unset = run_opcert("list --json --backend cpu");
+  ASSERT_EQ(unset.exit_code, 0) << unset.err;
+  const json listed_unset = json::parse(unset.out);
+  for (const auto& b : listed_unset["backends"]) {
+    if (b["name"] != "cpu") continue;
+    ASSERT_EQ(b["devices"].size(), 1u) << "without OPCERT_CPU_DEVICES, the whole host as before";
+    EXPECT_EQ(b["devices"][0]["name"], "host CPU");
+  }
+}
+
+}  // namespace
+}  // namespace opcert::test
