@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <string>
 
+#include <opcert/sdk/error.h>
+
 #include "cuda_check.h"
 #include "ops/lt_matmul.h"
 
@@ -33,6 +35,11 @@ CudaContext::~CudaContext() {
 }
 
 int chosen_device(int device_count) {
+  // Both set: the runner listed only OPCERT_CUDA_DEVICE's GPU (as its device 0) and then pinned a
+  // worker by an index into that list; honouring either alone would tag results with the wrong GPU.
+  if (std::getenv("OPCERT_DEVICE") != nullptr && std::getenv("OPCERT_CUDA_DEVICE") != nullptr)
+    throw sdk::Error(OPCERT_ERROR_DEVICE, "OPCERT_CUDA_DEVICE and --devices (OPCERT_DEVICE) both choose the GPU: unset "
+                                          "OPCERT_CUDA_DEVICE and name the GPUs with --devices");
   if (const char* v = std::getenv("OPCERT_DEVICE")) return std::atoi(v);  // the harness pinned this worker
   if (const char* v = std::getenv("OPCERT_CUDA_DEVICE")) return std::atoi(v);
   for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "LOCAL_RANK"})

@@ -4,6 +4,7 @@
 
 #include "model/input_error.h"
 #include "ranks/launch_env.h"
+#include "ranks/rank_agreement.h"
 
 namespace opcert {
 
@@ -37,18 +38,9 @@ void DeviceRun::agree_on(std::exception_ptr rank0_error) const {
     if (rank0_error) std::rethrow_exception(rank0_error);
     return;
   }
-  const auto agreed = world_->all_min(rank0_error ? 0 : 1, std::chrono::steady_clock::now() + std::chrono::seconds(120));
-  if (rank0_error) std::rethrow_exception(rank0_error);
-  if (!agreed || *agreed == 0) throw InputError("rank 0 could not start the run (its message says why)");
+  if (!agree_on_setup(*world_, rank0_error)) throw std::runtime_error("the ranks did not all start within 120 s");
 }
 
-
-int DeviceRun::share_exit_code(int code) const {
-  if (!world_) return code;
-  std::vector<uint8_t> bytes(1, static_cast<uint8_t>(code));
-  // Rank 0 ends the whole job itself when it fails, so this wait is only a backstop.
-  if (!world_->broadcast(bytes, 0, std::chrono::steady_clock::now() + std::chrono::hours(24 * 7))) return 1;
-  return bytes[0];
-}
+int DeviceRun::share_exit_code(int code) const { return world_ ? opcert::share_exit_code(*world_, code) : code; }
 
 }  // namespace opcert

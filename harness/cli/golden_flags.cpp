@@ -1,12 +1,15 @@
 #include "cli/golden_flags.h"
 
-#include <filesystem>
-#include <memory>
-
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <memory>
+#include <set>
+
 #include "model/input_error.h"
+#include "opkit/op_registry.h"
 #include "reference/reference.h"
+#include "session/job_list.h"
 
 namespace opcert {
 
@@ -17,25 +20,39 @@ void add_golden_flag(CLI::App& verb, std::string& dir) {
       ->type_name("DIR");
 }
 
-void require_references(const std::string& dir, const Suite& suite, uint64_t seed) {
+std::optional<GoldenUse> check_golden_set(const std::string& dir, const Suite& suite, uint64_t seed, const std::string& filter) {
   if (dir.empty()) {
     if (!reference_available())
       throw InputError(fmt::format("suite '{}': this opcert was built without LibTorch and cannot compute golden references: "
                                    "give --golden DIR, a set written by `opcert golden export` on a machine with LibTorch",
                                    suite.name));
-    return;
+    return std::nullopt;
   }
-  (void)GoldenSet::open(std::filesystem::absolute(dir)).require(suite.name, suite.sha256, seed);
-}
-
-void use_golden_set(const std::string& dir, const Suite& suite, uint64_t seed, RunSettings& s) {
-  if (dir.empty()) return;
   const std::string absolute = std::filesystem::absolute(dir).lexically_normal().string();
   const GoldenSet set = GoldenSet::open(absolute);
-  (void)set.require(suite.name, suite.sha256, seed);
-  s.worker_options.insert(s.worker_options.end(), {"--golden", absolute});
-  s.repro_options.insert(s.repro_options.end(), {"--golden", absolute});
-  s.environment.libraries["golden_set"] = set.manifest_sha256() + " " + absolute;
+  const GoldenSuiteEntry& entry = set.require(suite.name, suite.sha256, seed);
+  // A set exported with --filter holds part of the suite: what this run selects must all be there,
+  // or the run would end in ERRORs (and a certificate fail) for want of a file.
+  std::set<std::string> held;
+  for (const GoldenCaseEntry& c : entry.cases) held.insert(c.id);
+  std::vector<std::string> missing;
+  for (std::size_t i : filter_cases(suite.cases, filter)) {
+    const Case& c = suite.cases[i];
+    const OpDescriptor* op = find_op(c.op);
+    if (op != nullptr && op->family != OpFamily::kCollective && !held.count(c.id)) missing.push_back(c.id);
+  }
+  if (!missing.empty())
+    throw InputError(fmt::format("--golden '{}': {} case(s) of suite '{}' this run selects are not in the set (first: '{}'); "
+                                 "export them, or narrow the run with --filter",
+                                 absolute, missing.size(), suite.name, missing.front()));
+  return GoldenUse{absolute, set.manifest_sha256()};
+}
+
+void use_golden_set(const std::optional<GoldenUse>& use, RunSettings& s) {
+  if (!use) return;
+  s.worker_options.insert(s.worker_options.end(), {"--golden", use->dir});
+  s.repro_options.insert(s.repro_options.end(), {"--golden", use->dir});
+  s.environment.libraries["golden_set"] = use->manifest_sha256 + " " + use->dir;
 }
 
 ExecutionOptions::ReferenceSource golden_reference_source(const std::string& dir, const Suite& suite, uint64_t seed) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 
 #include "check/suite.h"
@@ -16,19 +17,23 @@ namespace opcert {
 /// Adds --golden to a verb.
 void add_golden_flag(CLI::App& verb, std::string& dir);
 
-/// Before anything runs, for a suite of compute ops: without a golden set on a build without
-/// LibTorch, an InputError saying to give one (its references cannot be computed); with one, the
-/// set must hold `suite` under `seed` (InputError naming what it holds otherwise).
-void require_references(const std::string& dir, const Suite& suite, uint64_t seed);
+/// A golden set checked for one suite under one seed: what the run's workers are told.
+struct GoldenUse {
+  std::string dir;              ///< absolute
+  std::string manifest_sha256;  ///< the set's manifest, as the report records it
+};
 
-/// Nothing when `dir` is empty. Else opens the set and checks it holds `suite` under `seed`
-/// (InputError, exit 2, naming what it holds otherwise), and has the run's workers read their
-/// references from it: the worker and repro options, and the report's libraries entry
-/// "golden_set" (the manifest's sha256 and the folder).
-void use_golden_set(const std::string& dir, const Suite& suite, uint64_t seed, RunSettings& s);
+/// Before anything runs, for a suite of compute ops. Without a set (`dir` empty): nullopt, or on a
+/// build without LibTorch an InputError saying to give one. With one: the set must hold `suite`
+/// under `seed` and every case `filter` selects of it (InputError, exit 2, naming what is missing).
+std::optional<GoldenUse> check_golden_set(const std::string& dir, const Suite& suite, uint64_t seed, const std::string& filter);
+
+/// Has the run's workers read their references from `use` (nothing for nullopt): the worker and
+/// repro options, and the report's libraries entry "golden_set" (the manifest's sha256, the folder).
+void use_golden_set(const std::optional<GoldenUse>& use, RunSettings& s);
 
 /// The worker's side: the reference source for ExecutionOptions::reference, reading `suite`'s
-/// cases from the set in `dir`. Throws InputError as use_golden_set does.
+/// cases from the set in `dir`. Throws InputError as check_golden_set does.
 ExecutionOptions::ReferenceSource golden_reference_source(const std::string& dir, const Suite& suite, uint64_t seed);
 
 }  // namespace opcert

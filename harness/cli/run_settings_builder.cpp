@@ -1,11 +1,16 @@
 #include "cli/run_settings_builder.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 
+#include "model/input_error.h"
 #include "session/run_paths.h"
 
 namespace opcert {
 namespace {
+
+constexpr std::size_t kMaxConfigBytes = 120 * 1024;
 
 std::string absolute(const std::string& path) { return std::filesystem::absolute(path).lexically_normal().string(); }
 
@@ -26,8 +31,14 @@ RunSettings conformance_settings(const CommonOptions& options, const PlatformCat
   // Workers get the configs as read here, not their paths: a pipe or <(...) cannot be read twice,
   // and a file changed mid-run must not give the workers another platform than the report's.
   s.worker_options.push_back("--platforms-from-runner");
-  for (const auto& file : platforms.merged_files())
+  for (const auto& file : platforms.merged_files()) {
+    // One argument of a new process holds at most 128 KiB (Linux's MAX_ARG_STRLEN).
+    if (file.text.size() > kMaxConfigBytes)
+      throw InputError(fmt::format("platform config {}: {} bytes, above the {} a worker is handed; split it into files of "
+                                   "fewer platforms",
+                                   file.source, file.text.size(), kMaxConfigBytes));
     s.worker_options.insert(s.worker_options.end(), {"--platform-config-text", file.source + "\n" + file.text});
+  }
   for (const auto& f : options.platform_configs) s.repro_options.insert(s.repro_options.end(), {"--platform-config", absolute(f)});
   if (!options.platform.empty()) {
     s.worker_options.insert(s.worker_options.end(), {"--platform", options.platform});

@@ -80,7 +80,9 @@ void add_certify_verb(CLI::App& app, int& exit_code) {
     const PlatformCatalog platforms = load_platform_catalog(*options);
     std::vector<Suite> suites;
     for (const auto& planned : plan.suites) suites.push_back(load_suite(planned.suite, planned.seed));
-    for (std::size_t i = 0; i < suites.size(); ++i) require_references(flags->golden, suites[i], plan.suites[i].seed);
+    std::vector<std::optional<GoldenUse>> golden;  // checked for every suite before hours of runs
+    for (std::size_t i = 0; i < suites.size(); ++i)
+      golden.push_back(check_golden_set(flags->golden, suites[i], plan.suites[i].seed, ""));
     std::set<std::string> plan_ops;
     for (const auto& suite : suites)
       for (const auto& c : suite.cases) plan_ops.insert(c.op);
@@ -136,7 +138,7 @@ void add_certify_verb(CLI::App& app, int& exit_code) {
       s.environment = environment_inputs(*registry, s.peer);
       s.devices = devices.choice();
       s.world = devices.world();
-      use_golden_set(flags->golden, suites[i], planned.seed, s);
+      use_golden_set(golden[i], s);
       if (devices.writes())
         fmt::print("opcert certify: {} of {}: suite {} (seed {})\n", i + 1, suites.size(), planned.suite, planned.seed);
       const int code = run_conformance(run_targets(*registry, selected, s.peer), suites[i], s);

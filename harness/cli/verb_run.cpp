@@ -152,8 +152,7 @@ void add_run_verb(CLI::App& app, int& exit_code) {
     s.world = devices.world();
     if (s.world && !baseline->baseline.empty())
       throw InputError("--baseline with ranks of an MPI job: compare rank 0's output afterwards with `opcert compare`");
-    require_references(flags->golden, suite, flags->seed);
-    use_golden_set(flags->golden, suite, flags->seed, s);
+    use_golden_set(check_golden_set(flags->golden, suite, flags->seed, flags->filter), s);
     exit_code = run_conformance(run_targets(*registry, selected, s.peer), suite, s);
     if (!baseline->baseline.empty()) {
       const int gates = compare_with_baseline(baseline->baseline, s.out_dir, baseline->gates, platforms, options->platform);

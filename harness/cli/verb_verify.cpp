@@ -32,6 +32,7 @@ struct VerifyFlags {
   std::string plugin;
   int rerun = 0;
   std::string rerun_seed;
+  std::string golden;  // reruns judge against this golden set (a machine without LibTorch)
 };
 
 struct Candidate {
@@ -44,13 +45,14 @@ struct Candidate {
 
 // Re-runs `c` with this opcert in a fresh directory; the status it got, or why it could not run.
 std::variant<Status, std::string> rerun_case(const Candidate& c, const std::string& backend, const std::string& plugin,
-                                             const fs::path& work) {
+                                             const std::string& golden, const fs::path& work) {
   const fs::path out = work / fmt::format("{}-{}", std::hash<std::string>{}(c.case_id + c.impl), c.seed);
   std::string cmd = shell_quote(current_executable()) + " run --backend " + shell_quote(backend) + " --suite " +
                     shell_quote(c.suite) + " --seed " + std::to_string(c.seed) + " --filter " +
                     shell_quote("^" + regex_escape(c.case_id) + "$") + " --impl " + shell_quote(c.impl) +
                     " --no-peer --progress plain --out " + shell_quote(out.string());
   if (!plugin.empty()) cmd += " --plugin " + shell_quote(plugin);
+  if (!golden.empty()) cmd += " --golden " + shell_quote(fs::absolute(golden).string());
   cmd += " > " + shell_quote((work / "rerun.log").string()) + " 2>&1";
   const int status = std::system(cmd.c_str());
   if (status == -1) return std::string("could not start opcert");
@@ -94,7 +96,7 @@ void rerun(const VerifyOutcome& outcome, const fs::path& bundle, const VerifyFla
   fs::create_directories(work);
   int reproduced = 0;
   for (const auto& c : candidates) {
-    const auto got = rerun_case(c, name, plugin, work);
+    const auto got = rerun_case(c, name, plugin, flags.golden, work);
     if (const auto* status = std::get_if<Status>(&got); status && *status == c.recorded) {
       ++reproduced;
       fmt::print("  rerun {} {} (suite {}, seed {}): {} as recorded\n", c.case_id, c.impl, c.suite, c.seed,
@@ -126,6 +128,9 @@ void add_verify_verb(CLI::App& app, int& exit_code) {
       ->type_name("LIB");
   verb->add_option("--rerun", flags->rerun, "Re-run this many of the certified backend's cases, chosen at random")
       ->type_name("N");
+  verb->add_option("--golden", flags->golden,
+                   "Reruns judge against this golden set (`opcert golden export`): on a machine without LibTorch")
+      ->type_name("DIR");
   verb->add_option("--rerun-seed", flags->rerun_seed, "Choose them with this seed (default: a random one, printed)")
       ->type_name("SEED");
 

@@ -36,7 +36,7 @@ GoldenExportSuite select_golden_cases(Suite suite, uint64_t seed, const std::str
 uint64_t golden_case_bytes_bound(const Case& c) {
   uint64_t bytes = kMetadataBytes;
   for (const TensorSpec& t : c.inputs) bytes += t.bytes() + kHeaderBytesPerTensor + 80;  // 80: its sha256 in the metadata
-  const SamplePlan plan = make_sample_plan(c, c.sample_elements);
+  const SamplePlan plan = case_sample_plan(c);
   for (const TensorSpec& t : c.outputs) {
     const auto sampled = plan.find(t.name);
     const auto checked = static_cast<uint64_t>(sampled == plan.end() ? t.numel() : static_cast<int64_t>(sampled->second.size()));
@@ -74,7 +74,7 @@ GoldenManifest export_golden_set(std::span<const GoldenExportSuite> suites, cons
         std::vector<HostTensor> inputs;
         for (const TensorSpec& spec : c.inputs) inputs.push_back(generate_input(spec, c.seed, c.id));
         // The sample a run draws (session/prepared_case.cpp): the same plan, the same indices.
-        plan = make_sample_plan(c, c.sample_elements);
+        plan = case_sample_plan(c);
         const std::vector<ReferenceOutput> reference = compute_reference(c, inputs, plan);
         bytes = encode_golden_case(c, s.suite.name, inputs, reference).serialize();
       } catch (const std::exception& ex) {
@@ -85,19 +85,15 @@ GoldenManifest export_golden_set(std::span<const GoldenExportSuite> suites, cons
         e.bytes = bytes.size();
         e.sha256 = sha256_hex(bytes);
         e.sampled = !plan.empty();
-        std::ofstream out(dir / e.file, std::ios::binary | std::ios::trunc);
-        out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-        if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", (dir / e.file).string()));
+        write_file_atomically(dir / e.file, bytes);
       }
       on_case(e);
       entry.cases.push_back(std::move(e));
     }
     manifest.suites.push_back(std::move(entry));
   }
-  const std::filesystem::path path = dir / "manifest.json";
-  std::ofstream out(path, std::ios::trunc);
-  out << manifest.to_json().dump(2) << "\n";
-  if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", path.string()));
+  const std::string text = manifest.to_json().dump(2) + "\n";
+  write_file_atomically(dir / "manifest.json", std::as_bytes(std::span(text.data(), text.size())));
   return manifest;
 }
 

@@ -101,8 +101,9 @@ GoldenSet GoldenSet::open(const std::filesystem::path& dir) {
   text << in.rdbuf();
   GoldenSet set;
   set.dir_ = dir;
-  set.manifest_ = GoldenManifest::from_json(parse_strict_json(text.str(), path.string()), path.string());
-  set.manifest_sha256_ = sha256_file_hex(path.string());
+  const std::string bytes = text.str();
+  set.manifest_ = GoldenManifest::from_json(parse_strict_json(bytes, path.string()), path.string());
+  set.manifest_sha256_ = sha256_hex(std::as_bytes(std::span(bytes.data(), bytes.size())));  // of the text parsed
   return set;
 }
 
@@ -131,6 +132,13 @@ std::vector<ReferenceOutput> GoldenSet::reference(const GoldenSuiteEntry& entry,
                                          entry.suite, entry.seed));
   if (!found->error.empty()) throw std::runtime_error(found->error);
   const std::filesystem::path path = dir_ / found->file;
+  // The size first: a file that grew is refused before it is read whole.
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) throw std::runtime_error(fmt::format("golden file {}: {}", path.string(), ec.message()));
+  if (size != found->bytes)
+    throw std::runtime_error(fmt::format("golden file {} has {} bytes, the manifest says {}: the set was changed after export",
+                                         path.string(), size, found->bytes));
   // The digest is of the bytes then parsed: what is checked is what is used.
   std::vector<std::byte> bytes = read_file_bytes(path);
   if (const std::string digest = sha256_hex(bytes); digest != found->sha256)

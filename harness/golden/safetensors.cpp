@@ -9,6 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "model/input_error.h"
+#include "model/strict_json.h"
+
 namespace opcert {
 namespace {
 
@@ -33,11 +36,13 @@ constexpr DtypeName kDtypes[] = {
     {OPCERT_DTYPE_INVALID, "BOOL", 1},
 };
 
-std::size_t element_count(const std::vector<int64_t>& shape) {
-  std::size_t n = 1;
+// The bytes of a tensor of `shape` with `element_bytes` per element; invalid_argument for a
+// negative dimension or a size that does not fit in 64 bits (a crafted header must not wrap to 0).
+std::size_t tensor_bytes(const std::vector<int64_t>& shape, std::size_t element_bytes) {
+  std::size_t n = element_bytes;
   for (int64_t d : shape) {
     if (d < 0) throw std::invalid_argument("negative dimension");
-    n *= static_cast<std::size_t>(d);
+    if (__builtin_mul_overflow(n, static_cast<std::size_t>(d), &n)) throw std::invalid_argument("size overflows 64 bits");
   }
   return n;
 }
@@ -67,9 +72,9 @@ void SafetensorsWriter::add(SafetensorsTensor tensor) {
   const auto size = safetensors_element_bytes(tensor.dtype);
   if (!size) throw std::invalid_argument(fmt::format("tensor '{}': unknown dtype '{}'", tensor.name, tensor.dtype));
   if (tensor.name == "__metadata__") throw std::invalid_argument("a tensor may not be named __metadata__");
-  if (element_count(tensor.shape) * *size != tensor.bytes.size())
-    throw std::invalid_argument(fmt::format("tensor '{}': {} bytes for shape of {} {} elements", tensor.name,
-                                            tensor.bytes.size(), element_count(tensor.shape), tensor.dtype));
+  if (tensor_bytes(tensor.shape, *size) != tensor.bytes.size())
+    throw std::invalid_argument(fmt::format("tensor '{}': {} bytes for its shape, {} expected", tensor.name,
+                                            tensor.bytes.size(), tensor_bytes(tensor.shape, *size)));
   if (std::any_of(tensors_.begin(), tensors_.end(), [&](const auto& t) { return t.name == tensor.name; }))
     throw std::invalid_argument(fmt::format("tensor '{}' added twice", tensor.name));
   tensors_.push_back(std::move(tensor));
@@ -106,8 +111,9 @@ std::vector<std::byte> SafetensorsWriter::serialize() const {
   return out;
 }
 
-void SafetensorsWriter::write(const std::filesystem::path& path) const {
-  const std::vector<std::byte> bytes = serialize();
+void SafetensorsWriter::write(const std::filesystem::path& path) const { write_file_atomically(path, serialize()); }
+
+void write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> bytes) {
   const std::filesystem::path partial = path.string() + ".partial";
   {
     std::ofstream out(partial, std::ios::binary | std::ios::trunc);
@@ -136,9 +142,9 @@ SafetensorsFile SafetensorsFile::parse(std::vector<std::byte> bytes, const std::
   if (text.empty() || text.front() != '{') throw bad("the header is not a JSON object");
   nlohmann::json header;
   try {
-    header = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw bad(fmt::format("header: {}", e.what()));
+    header = parse_strict_json(text, "header");  // a duplicate key is an error, not the last one wins
+  } catch (const InputError& e) {
+    throw bad(e.what());
   }
   if (!header.is_object()) throw bad("the header is not a JSON object");
 
@@ -164,7 +170,7 @@ SafetensorsFile SafetensorsFile::parse(std::vector<std::byte> bytes, const std::
         throw bad(fmt::format("tensor '{}': data_offsets outside the {} bytes of data", name, data_bytes));
       e.begin = static_cast<std::size_t>(offsets[0]);
       e.end = static_cast<std::size_t>(offsets[1]);
-      if (element_count(e.shape) * *size != e.end - e.begin)
+      if (tensor_bytes(e.shape, *size) != e.end - e.begin)
         throw bad(fmt::format("tensor '{}': {} bytes for shape {} of {}", name, e.end - e.begin, value.at("shape").dump(), e.dtype));
       ranges.emplace_back(e.begin, e.end);
       f.tensors_.emplace(name, std::move(e));

@@ -22,6 +22,10 @@ std::string_view safetensors_dtype(opcert_dtype dtype);
 /// Bytes per element of a dtype of the format (F64 ... BOOL); nullopt for a name it does not have.
 std::optional<std::size_t> safetensors_element_bytes(std::string_view dtype);
 
+/// Writes `bytes` to `path` through a temporary file renamed into place, so that a reader never
+/// sees half a file; throws std::runtime_error naming the path when it cannot.
+void write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> bytes);
+
 /// Every byte of the file at `path`; throws std::runtime_error naming it when it cannot be read.
 std::vector<std::byte> read_file_bytes(const std::filesystem::path& path);
 

@@ -8,8 +8,10 @@
 #include <map>
 #include <mutex>
 
+#include "loader/file_digest.h"
 #include "model/exit_codes.h"
 #include "model/input_error.h"
+#include "ranks/rank_agreement.h"
 #include "reports/alignment.h"
 #include "reports/output_sets.h"
 #include "run/rank_merge.h"
@@ -23,11 +25,6 @@ namespace opcert {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-constexpr std::chrono::seconds kRankStartupWait{120};  // ranks load backends and suites at their own pace
-// A rank of a finished run waits this long for rank 0's exit code: rank 0 waits for the slowest
-// rank first, and ends the whole job itself when one is lost, so this is only a backstop.
-constexpr std::chrono::hours kRankVerdictWait{24 * 7};
 
 std::string stopped_by() {
   const int sig = stop_signal();
@@ -61,31 +58,9 @@ void order_results(std::vector<CaseResult>& results, const std::vector<RunTarget
                    [&](const CaseResult& a, const CaseResult& b) { return key(a) < key(b); });
 }
 
-// Every rank learns whether rank 0 could set up the run (1 ready, 0 bad input, -1 other failure),
-// so that a bad --out ends all ranks at once with rank 0's exit code.
-void agree_on_setup(World& world, std::exception_ptr setup_error) {
-  int64_t mine = 1;
-  if (setup_error) {
-    try {
-      std::rethrow_exception(setup_error);
-    } catch (const InputError&) {
-      mine = 0;
-    } catch (...) {
-      mine = -1;
-    }
-  }
-  const auto agreed = world.all_min(mine, Clock::now() + kRankStartupWait);
-  if (setup_error) std::rethrow_exception(setup_error);
-  if (!agreed) throw std::runtime_error("the ranks did not all start within 120 s");
-  if (*agreed == 0) throw InputError("rank 0 could not start the run (its message says why)");
-  if (*agreed < 0) throw std::runtime_error("rank 0 could not start the run (its message says why)");
-}
-
-// Rank 0's exit code to every rank.
-int share_exit_code(World& world, int code) {
-  std::vector<uint8_t> bytes(1, static_cast<uint8_t>(code));
-  if (!world.broadcast(bytes, 0, Clock::now() + kRankVerdictWait)) return kExitCheckFailed;
-  return bytes[0];
+// Every rank learns whether all could set up the run, so that a bad --out ends all ranks at once.
+void agree_or_end(World& world, std::exception_ptr setup_error) {
+  if (!agree_on_setup(world, setup_error)) throw std::runtime_error("the ranks did not all start within 120 s");
 }
 
 // A private folder for the worker logs of a rank other than 0: they travel to rank 0 at the end.
@@ -98,12 +73,25 @@ std::filesystem::path private_log_dir(int rank) {
   return pattern;
 }
 
+// What every rank must share for rank 0's report to speak for its results: the suite file, the
+// seed and selection, the platform and its configs' texts, the golden set's manifest.
+nlohmann::json run_setup(const Suite& suite, const RunSettings& s) {
+  nlohmann::json configs = nlohmann::json::array();
+  for (std::size_t i = 0; i + 1 < s.worker_options.size(); ++i)
+    if (s.worker_options[i] == "--platform-config-text")
+      configs.push_back(sha256_hex(std::as_bytes(std::span(s.worker_options[i + 1].data(), s.worker_options[i + 1].size()))));
+  const auto golden = s.environment.libraries.find("golden_set");
+  return {{"suite", suite.sha256},  {"seed", s.seed}, {"filter", s.filter}, {"implementations", s.impl_selection},
+          {"platform", s.platform}, {"platform configs", configs},
+          {"golden set", golden == s.environment.libraries.end() ? "" : golden->get<std::string>().substr(0, 64)}};
+}
+
 // A rank other than 0: runs its lanes, sends every result to rank 0, and takes rank 0's exit code.
 int run_as_member(World& world, const std::vector<RunTarget>& targets, const std::vector<Job>& jobs,
                   const std::vector<Lane>& lanes, const Suite& suite, const RunSettings& s) {
   RankUplink uplink(world, rank_silence_limit(s));
-  uplink.hello(lane_result_count(lanes, jobs));
-  agree_on_setup(world, nullptr);
+  uplink.hello(lane_result_count(lanes, jobs), run_setup(suite, s));
+  agree_or_end(world, nullptr);
   const std::filesystem::path log_dir = private_log_dir(world.rank());
   const LaneLogs logs{log_dir.string(), fmt::format("rank{}/", world.rank())};
   const int rank = world.rank();
@@ -143,7 +131,7 @@ int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, c
     try {
       if (world) {
         merger = std::make_unique<RankMerger>(*world, rank_silence_limit(s));
-        expected += merger->gather_hellos(kRankStartupWait);
+        expected += merger->gather_hellos(kRankStartupWait, run_setup(suite, s));
       }
       prepare_out_dir(s.out_dir);
       try {
@@ -154,7 +142,7 @@ int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, c
     } catch (const std::exception&) {
       setup_error = std::current_exception();
     }
-    if (world) agree_on_setup(*world, setup_error);
+    if (world) agree_or_end(*world, setup_error);
     else if (setup_error) std::rethrow_exception(setup_error);
   }
   RunReport report = run_header("opcert-conformance-report", targets, suite, s);
@@ -177,6 +165,12 @@ int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, c
                           },
                           [&](const std::string& line) { stream.note(line); }};
   if (merger) merger->start(deliver);
+  // The receivers call `deliver`, which holds the stream, the report and the mutex above: should
+  // anything below throw, they are joined before those are destroyed.
+  struct JoinMerger {
+    std::unique_ptr<RankMerger>& merger;
+    ~JoinMerger() { merger.reset(); }
+  } join_merger{merger};
 
   install_stop_handlers();
   bool interrupted = false;

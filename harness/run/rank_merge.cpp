@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "model/case_result_json.h"
+#include "model/input_error.h"
 #include "reports/report_writer.h"
 
 namespace opcert {
@@ -30,7 +31,9 @@ void RankUplink::send(const std::string& message) {
   if (!world_.send_to_root(message, Clock::now() + patience_)) gone_ = true;
 }
 
-void RankUplink::hello(std::size_t results) { send(json{{"kind", "hello"}, {"results", results}}.dump()); }
+void RankUplink::hello(std::size_t results, const json& setup) {
+  send(json{{"kind", "hello"}, {"results", results}, {"setup", setup}}.dump());
+}
 
 void RankUplink::result(const CaseResult& result, bool peer) {
   send(json{{"kind", "result"}, {"peer", peer}, {"result", to_json(result)}}.dump());
@@ -50,7 +53,7 @@ RankMerger::~RankMerger() {
     if (t.joinable()) t.join();
 }
 
-std::size_t RankMerger::gather_hellos(std::chrono::milliseconds wait) {
+std::size_t RankMerger::gather_hellos(std::chrono::milliseconds wait, const json& setup) {
   std::size_t total = 0;
   const auto deadline = Clock::now() + wait;
   for (int from = 1; from < world_.size(); ++from) {
@@ -60,6 +63,13 @@ std::size_t RankMerger::gather_hellos(std::chrono::milliseconds wait) {
                                            std::chrono::duration_cast<std::chrono::seconds>(wait).count()));
     const json m = json::parse(*message);
     if (m.at("kind") != "hello") throw std::runtime_error(fmt::format("rank {} is out of step with rank 0", from));
+    // Each rank loaded its own suite, platform configs and golden set: one that differs would judge
+    // its devices by other cases, tolerances or references under rank 0's name.
+    for (const auto& [field, value] : setup.items())
+      if (m.at("setup").value(field, json()) != value)
+        throw InputError(fmt::format("rank {} runs with another {} than rank 0 ({} there, {} here): give every node the same "
+                                     "files",
+                                     from, field, m.at("setup").value(field, json()).dump(), value.dump()));
     total += m.at("results").get<std::size_t>();
   }
   return total;

@@ -2,7 +2,8 @@
 // every rank runs its share of its node's devices in its own workers; the other ranks send each
 // result to rank 0 as it comes, and rank 0 streams them with its own into the one set of outputs.
 // Messages, one JSON object each, in order from each rank:
-//   {"kind":"hello","results":N}                       before anything runs: N results will come
+//   {"kind":"hello","results":N,"setup":{...}}         before anything runs: N results will come,
+//                                                      under this setup (run_setup: rank 0 refuses another)
 //   {"kind":"result","peer":false,"result":{...}}      one per finished case
 //   {"kind":"done","complete":true,"logs":{"cpu.device1.worker.log":"..."}}
 #pragma once
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <functional>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <thread>
@@ -28,7 +30,7 @@ class RankUplink {
  public:
   /// `patience`: how long a send may wait for rank 0 before it is taken for gone.
   RankUplink(World& world, std::chrono::milliseconds patience) : world_(world), patience_(patience) {}
-  void hello(std::size_t results);
+  void hello(std::size_t results, const nlohmann::json& setup);
   void result(const CaseResult& result, bool peer);
   /// The last message: whether this rank ran to its end, and its workers' logs in `log_dir`.
   void done(bool complete, const std::filesystem::path& log_dir);
@@ -50,8 +52,9 @@ class RankMerger {
   ~RankMerger();
 
   /// Every other rank's hello: the number of results they will send in all. Throws
-  /// std::runtime_error naming a rank that did not say it within `wait`.
-  std::size_t gather_hellos(std::chrono::milliseconds wait);
+  /// std::runtime_error naming a rank that did not say it within `wait`, and InputError naming a
+  /// rank whose setup differs from `setup` (rank 0's) and in what.
+  std::size_t gather_hellos(std::chrono::milliseconds wait, const nlohmann::json& setup);
   /// Starts the receivers; each result goes to `deliver`, from a receiver's thread.
   void start(Deliver deliver);
   /// After this rank stopped (SIGINT/SIGTERM): the receivers wait `grace` more, then give up.

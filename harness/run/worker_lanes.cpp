@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <thread>
 
 #include "session/repro.h"
@@ -117,10 +118,29 @@ bool run_lanes(const std::vector<Lane>& lanes, const std::vector<RunTarget>& tar
   if (lanes.size() == 1) {
     run_one(lanes.front());
   } else {
+    // A lane's exception is carried out of its thread and rethrown here, as one lane's would be;
+    // every started thread is joined first, even when starting another fails.
+    std::vector<std::exception_ptr> errors(lanes.size());
+    std::exception_ptr start_error;  // not in `errors`: the running threads write into it
     std::vector<std::thread> threads;
     threads.reserve(lanes.size());
-    for (const Lane& lane : lanes) threads.emplace_back(run_one, std::cref(lane));
+    try {
+      for (std::size_t i = 0; i < lanes.size(); ++i)
+        threads.emplace_back([&, i] {
+          try {
+            run_one(lanes[i]);
+          } catch (...) {
+            errors[i] = std::current_exception();
+          }
+        });
+    } catch (...) {
+      stopped = true;
+      start_error = std::current_exception();
+    }
     for (auto& t : threads) t.join();
+    if (start_error) std::rethrow_exception(start_error);
+    for (const auto& e : errors)
+      if (e) std::rethrow_exception(e);
   }
   return !stopped && !stop_requested();
 }

@@ -23,8 +23,6 @@ struct ExecutionOptions {
   int device_index = 0;
   /// The platform config's override for this case's op and dtype, if any.
   BoundOverride bound_override;
-  /// Above this many elements an output is checked on a sample (Case::sample_elements wins).
-  int64_t default_sample_elements = 0;
   /// Where the golden reference comes from: empty for compute_reference (LibTorch, fp64), else
   /// this, e.g. a golden set's stored reference (`opcert run --golden`, golden/golden_set.h).
   using ReferenceSource =

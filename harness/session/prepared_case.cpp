@@ -100,8 +100,7 @@ CaseResult PreparedCase::check() {
   }
 
   try {
-    const int64_t limit = c.sample_elements > 0 ? c.sample_elements : options_.default_sample_elements;
-    const SamplePlan plan = make_sample_plan(c, limit);
+    const SamplePlan plan = case_sample_plan(c);
     r.sampled = !plan.empty();
     const std::vector<ReferenceOutput> golden =
         options_.reference ? options_.reference(c, inputs_, plan) : compute_reference(c, inputs_, plan);

@@ -11,6 +11,7 @@
 
 #include "model/exit_codes.h"
 #include "model/input_error.h"
+#include "ranks/rank_agreement.h"
 #include "session/stop_request.h"
 
 namespace opcert {
@@ -18,7 +19,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::chrono::seconds kStartupWait{120};  // ranks load backends and suites at their own pace
 
 std::string stuck_message(std::size_t step, const std::string& message) {
   return json{{"step", step}, {"stuck", true}, {"message", message}}.dump();
@@ -87,29 +87,14 @@ void RankSession::lose_job(const std::string& why) {
 
 // Only rank 0 sets up (--out, the report): every rank learns whether it could, so that a bad
 // --out ends all ranks at once with rank 0's exit code instead of leaving them to time out.
-// 1: ready; 0: bad input (exit 2); -1: any other failure (exit 1).
 void RankSession::agree_on_setup(std::exception_ptr setup_error) {
-  int64_t mine = 1;
-  if (setup_error) {
-    try {
-      std::rethrow_exception(setup_error);
-    } catch (const InputError&) {
-      mine = 0;
-    } catch (...) {
-      mine = -1;
-    }
-  }
-  const auto agreed = world_.all_min(mine, Clock::now() + kStartupWait);
-  if (!agreed) lose_job("the ranks did not all start within 120 s");
-  if (setup_error) std::rethrow_exception(setup_error);
-  if (*agreed == 0) throw InputError("rank 0 could not start the run (its message says why)");
-  if (*agreed < 0) throw std::runtime_error("rank 0 could not start the run (its message says why)");
+  if (!opcert::agree_on_setup(world_, setup_error)) lose_job("the ranks did not all start within 120 s");
 }
 
 void RankSession::start(const std::string& job_list, const std::function<std::unique_ptr<RankLedger>()>& make_ledger) {
   const auto fingerprint = static_cast<int64_t>(std::hash<std::string>{}(job_list) >> 2);  // >> 2: -fingerprint fits
-  const auto low = world_.all_min(fingerprint, Clock::now() + kStartupWait);
-  const auto high = world_.all_min(-fingerprint, Clock::now() + kStartupWait);
+  const auto low = world_.all_min(fingerprint, Clock::now() + kRankStartupWait);
+  const auto high = world_.all_min(-fingerprint, Clock::now() + kRankStartupWait);
   if (!low || !high) lose_job("the ranks did not all start within 120 s");
   if (*low != fingerprint || -*high != fingerprint)
     throw InputError("the ranks disagree on the cases to run: give every rank the same suite, filter, backends and plugins");
@@ -233,7 +218,7 @@ int RankSession::finish() {
     remove_stop_handlers();
     handlers_installed_ = false;
   }
-  if (!world_.broadcast(code, 0, Clock::now() + kStartupWait)) return kExitCheckFailed;
+  if (!world_.broadcast(code, 0, Clock::now() + kRankStartupWait)) return kExitCheckFailed;
   return code[0];
 }
 

@@ -56,7 +56,7 @@ class FutureHost : public ::testing::Test {
       t.dtype = OPCERT_DTYPE_F32;
       t.ndim = 1;
       t.shape = &n_;
-      t.future_flags = 0xF00D;  // what a 1.0 plugin would read as the next tensor's struct_size
+      t.future_flags = 0xF00D;  // where a 1.0 plugin would look for the next tensor's struct_size
       return t;
     };
     inputs_ = {tensor("x", x_.data()), tensor("y", y_.data())};
@@ -108,7 +108,11 @@ TEST_F(FutureHost, HandedTheHostsWiderArraysThePluginWouldMisreadThem) {
   const Plugin p = load_frozen_plugin();
   opcert_run_op_args r{sizeof(r), p.backend, &call_, nullptr};
   const std::string error = message_of(p.api, p.api->run_op(&r));
-  EXPECT_NE(error.find("inputs[1].struct_size is 61453"), std::string::npos) << error;
+  // Its first tensor already says another size than its own: it cannot step through these arrays.
+  EXPECT_NE(error.find("inputs[0].struct_size is " + std::to_string(sizeof(opcert_tensor)) +
+                       ", not this plugin's sizeof(opcert_tensor) " + std::to_string(tensor_size_in_minor(0))),
+            std::string::npos)
+      << error;
   EXPECT_EQ(z_, (std::vector<float>{0, 0, 0, 0}));
 }
 

@@ -48,16 +48,18 @@ struct Outcome {
 /// The ABI structs of one call; they point into the caller's tensors and attributes, which must
 /// outlive it.
 struct OpCall {
+  std::string key_text;
+  std::vector<Attr> attr_values;  // owned: the ABI attributes point into their strings
   std::vector<opcert_tensor> in, out;
   std::vector<opcert_attr> attr;
   opcert_op_call call{};
 
   OpCall(const std::string& key, std::vector<opcert_tensor> inputs, std::vector<opcert_tensor> outputs,
-         const std::vector<Attr>& attrs)
-      : in(std::move(inputs)), out(std::move(outputs)) {
-    for (const Attr& x : attrs)
+         std::vector<Attr> attrs)
+      : key_text(key), attr_values(std::move(attrs)), in(std::move(inputs)), out(std::move(outputs)) {
+    for (const Attr& x : attr_values)
       attr.push_back(opcert_attr{sizeof(opcert_attr), x.name.c_str(), x.kind, x.i, x.f, x.s.c_str(), nullptr, 0});
-    call = opcert_op_call{sizeof(opcert_op_call), key.c_str(), in.data(), static_cast<int32_t>(in.size()),
+    call = opcert_op_call{sizeof(opcert_op_call), key_text.c_str(), in.data(), static_cast<int32_t>(in.size()),
                           out.data(), static_cast<int32_t>(out.size()), attr.data(), static_cast<int32_t>(attr.size())};
   }
   OpCall(const OpCall&) = delete;  // `call` points into the vectors

@@ -40,6 +40,7 @@ TEST(Cli, ABuiltinBackendTheSelectionLeavesOutIsNotReportedUnavailable) {
   std::vector<std::string> builtins;
   for (const json& u : doc.at("unavailable"))
     if (u.at("source").get<std::string>().starts_with("built-in ")) builtins.push_back(u.at("source").get<std::string>());
+  if (builtins.empty()) GTEST_SKIP() << "every built-in backend loads here: none for the selection to leave out";
   const std::string run = "run --backend cpu --no-peer --filter '^softmax.fp32' --progress plain --out ";
   TempDir dir;
   const auto quiet = run_opcert(run + dir.path() + "/quiet");
@@ -55,8 +56,8 @@ TEST(Cli, ABuiltinBackendTheSelectionLeavesOutIsNotReportedUnavailable) {
 // and every case was ERROR.
 TEST(Cli, APlatformConfigThroughAPipeReachesTheWorkers) {
   TempDir dir;
-  const std::string config = dir.write("piped.json", R"({"name": "piped", "description": "given through <(...)",
-                                                        "backend": "cpu", "implementations": {"softmax": "cpu.softmax.rowwise"}})");
+  const std::string config = dir.write("piped.json", R"json({"name": "piped", "description": "given through <(...)",
+                                                        "backend": "cpu", "implementations": {"softmax": "cpu.softmax.rowwise"}})json");
   const std::string command = "bash -c \"" OPCERT_BINARY " run --backend cpu --no-peer --filter '^softmax.fp32' "
                               "--progress plain --platform piped --platform-config <(cat " + config + ") --out " + dir.path() +
                               "/out\" > " + dir.path() + "/log 2>&1";

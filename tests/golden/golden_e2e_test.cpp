@@ -61,6 +61,7 @@ TEST_F(Golden, ExportSaysTheSizeFirstAndWritesAValidSafetensorsSet) {
   const auto size_line = export_.out.find("at most");
   const auto wrote_line = export_.out.find("wrote");
   ASSERT_NE(size_line, std::string::npos) << export_.out;
+  ASSERT_NE(wrote_line, std::string::npos) << export_.out;
   EXPECT_LT(size_line, wrote_line) << "the size is said before the files are written";
   const json m = read_json(set_ + "/manifest.json");
   EXPECT_EQ(m.at("format"), "opcert-golden-set");
@@ -107,6 +108,10 @@ TEST_F(Golden, TheBuildWithoutLibTorchCertifiesAgainstTheSetAndTheBundleVerifies
   EXPECT_NE(c.out.find("cpu CERTIFIED on plan basic"), std::string::npos) << c.out;
   const auto v = run_opcert("verify " + out("bundle"));
   EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+  // Reruns on the machine without LibTorch judge against the same set.
+  const auto rerun = run_opcert_binary(NOTORCH_BINARY, "verify " + out("bundle") + " --rerun 3 --rerun-seed 7 --golden " + set_);
+  EXPECT_EQ(rerun.exit_code, 0) << rerun.out << rerun.err;
+  EXPECT_NE(rerun.out.find("3 reproduced their verdict"), std::string::npos) << rerun.out;
   const json report = read_json(out("bundle/reports/smoke.seed1/report.json"));
   EXPECT_TRUE(report.at("environment").at("libraries").contains("golden_set")) << "the bundle says what judged it";
 }

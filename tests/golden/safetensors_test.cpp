@@ -86,6 +86,13 @@ TEST(Safetensors, EveryMalformedFileIsRefusedSayingWhy) {
             std::string::npos);
   EXPECT_NE(parse_error(raw_file(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,4]}})", 4)).find("4 bytes for shape"),
             std::string::npos);
+  EXPECT_NE(parse_error(raw_file(R"({"a":{"dtype":"F32","shape":[4611686018427387904,4],"data_offsets":[0,0]}})", 0))
+                .find("overflows"),
+            std::string::npos)
+      << "a shape whose size wraps to 0 is not an empty tensor";
+  EXPECT_NE(parse_error(raw_file(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})", 1))
+                .find("duplicate"),
+            std::string::npos);
   EXPECT_NE(parse_error(raw_file(R"({"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}})", 1)).find("outside"),
             std::string::npos);
   EXPECT_NE(parse_error(raw_file(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}})", 2)).find("gap or overlap at data offset 0"),

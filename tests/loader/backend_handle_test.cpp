@@ -70,7 +70,7 @@ TEST(AbiIncompatibility, WrongMajorNamesBothVersions) {
 TEST(AbiIncompatibility, MissingRequiredEntry) {
   opcert_api t = fine_table();
   t.query_op = nullptr;
-  EXPECT_EQ(abi_incompatibility(&t), "function table of ABI 1.1 (struct_size " + std::to_string(sizeof(opcert_api)) +
+  EXPECT_EQ(abi_incompatibility(&t), "function table of ABI 1.2 (struct_size " + std::to_string(sizeof(opcert_api)) +
                                          ") lacks a required 1.0 entry");
   t = fine_table();
   t.struct_size = offsetof(opcert_api, run_op);  // run_op is set but lies past the reported size
