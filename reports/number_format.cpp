@@ -4,13 +4,11 @@
 
 #include <cmath>
 
+#include "model/case_result_json.h"
+
 namespace opcert {
 
-nlohmann::json json_number(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  return value;
-}
+nlohmann::json json_number(double value) { return number_to_json(value); }
 
 nlohmann::json json_number(const std::optional<double>& value) {
   return value ? json_number(*value) : nlohmann::json(nullptr);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <vector>
 
 #include "compare/compare_runs.h"
 #include "compare/comparison_files.h"
@@ -35,24 +36,32 @@ const PlatformConfig* platform_of(const PlatformCatalog& platforms, const std::s
   return now.platform.empty() ? nullptr : platforms.find(now.platform);
 }
 
+// The gates' flags, listed once: added to compare, run and bench, and refused without --baseline.
+struct GateOption {
+  const char* name;
+  std::string CompareGateFlags::*value;
+  const char* type;
+  const char* help;
+};
+constexpr GateOption kGateOptions[] = {
+    {"--fail-on", &CompareGateFlags::fail_on, "GATES",
+     "Gates that fail the command: status (a passing result no longer passes), perf (a row slower by more than "
+     "--max-slowdown with p < --alpha), alignment (alignment ratio or RMSE grown past --max-alignment-growth), "
+     "peer_ratio (default: status,perf,alignment)"},
+    {"--max-slowdown", &CompareGateFlags::max_slowdown, "PCT", "The smallest slowdown that fails perf (default 5%)"},
+    {"--min-peer-ratio", &CompareGateFlags::min_peer_ratio, "RATIO",
+     "Fail every row of the new run slower than this times the peer (turns on peer_ratio)"},
+    {"--max-alignment-growth", &CompareGateFlags::max_alignment_growth, "FACTOR",
+     "The growth of a result's alignment ratio or RMSE that fails alignment (default 2)"},
+    {"--alpha", &CompareGateFlags::alpha, "P", "The rank test's significance level (default 0.05)"},
+};
+constexpr const char* kAcrossDevices = "--across-devices";
+
 }  // namespace
 
 void add_compare_gate_flags(CLI::App& verb, CompareGateFlags& flags) {
-  verb.add_option("--fail-on", flags.fail_on,
-                  "Gates that fail the command: status (a passing result no longer passes), perf (a row slower by "
-                  "more than --max-slowdown with p < --alpha), alignment (alignment ratio or RMSE grown past "
-                  "--max-alignment-growth), peer_ratio (default: status,perf,alignment)")
-      ->type_name("GATES");
-  verb.add_option("--max-slowdown", flags.max_slowdown, "The smallest slowdown that fails perf (default 5%)")
-      ->type_name("PCT");
-  verb.add_option("--min-peer-ratio", flags.min_peer_ratio,
-                  "Fail every row of the new run slower than this times the peer (turns on peer_ratio)")
-      ->type_name("RATIO");
-  verb.add_option("--max-alignment-growth", flags.max_alignment_growth,
-                  "The growth of a result's alignment ratio or RMSE that fails alignment (default 2)")
-      ->type_name("FACTOR");
-  verb.add_option("--alpha", flags.alpha, "The rank test's significance level (default 0.05)")->type_name("P");
-  verb.add_flag("--across-devices", flags.across_devices,
+  for (const GateOption& o : kGateOptions) verb.add_option(o.name, flags.*o.value, o.help)->type_name(o.type);
+  verb.add_flag(kAcrossDevices, flags.across_devices,
                 "Match results of runs on different devices (the environment section says which)");
 }
 
@@ -114,8 +123,9 @@ void add_baseline_flags(CLI::App& verb, BaselineFlags& flags) {
 
 void check_baseline_flags(const CLI::App& verb, const BaselineFlags& flags) {
   if (flags.baseline.empty()) {
-    for (const char* name : {"--fail-on", "--max-slowdown", "--min-peer-ratio", "--max-alignment-growth", "--alpha",
-                             "--across-devices"})
+    std::vector<const char*> names{kAcrossDevices};
+    for (const GateOption& o : kGateOptions) names.push_back(o.name);
+    for (const char* name : names)
       if (verb.count(name) > 0)
         throw InputError(fmt::format("{} sets a gate of the comparison with --baseline RUN: add --baseline, or drop it",
                                      name));
@@ -132,6 +142,7 @@ int compare_with_baseline(const std::string& baseline, const std::filesystem::pa
   const RunReport now = read_run_report(out_dir);
   const CompareOptions options = resolve_compare_options(flags, platforms, platform_flag, now);
   Comparison comparison = compare_runs(base, now, baseline, out_dir.string(), options);
+  // No platform_gate_note here: the run just made loaded its platform, so its gates are known.
   const int exit_code = comparison.failures.empty() ? kExitOk : kExitCheckFailed;
   fmt::print("\n{}", comparison_text(comparison, stdout_wants_color()));
   write_comparison_files(comparison, exit_code, (out_dir / "comparison.json").string(), "", "");

@@ -110,7 +110,7 @@ void add_run_verb(CLI::App& app, int& exit_code) {
     const PlatformCatalog platforms = load_platform_catalog(*options);
     const Suite suite = load_suite(flags->suite, flags->seed);
     auto registry = load_registry(*options);
-    print_unavailable(*registry, *options);
+    if (read_launch_env().rank.value_or(0) == 0) print_unavailable(*registry, *options);  // once per job, not per rank
     const auto selected = select_backends(*registry, options->backend);
 
     RunSettings s = conformance_settings(*options, platforms);

@@ -8,13 +8,6 @@ namespace {
 
 using nlohmann::json;
 
-// JSON has no NaN or infinity; they travel as the strings "nan", "inf" and "-inf".
-json number(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return v;
-}
-
 double number_from(const json& j, const char* field) {
   std::optional<double> value;
   try {
@@ -37,19 +30,19 @@ json metrics_json(const TensorMetrics& m) {
           {"total", m.total},
           {"mismatches", m.mismatches},
           {"nan_inf_mismatches", m.nan_inf_mismatches},
-          {"max_abs", number(m.max_abs)},
-          {"max_rel", number(m.max_rel)},
-          {"mean_abs", number(m.mean_abs)},
-          {"rmse", number(m.rmse)},
-          {"cosine", number(m.cosine)},
+          {"max_abs", number_to_json(m.max_abs)},
+          {"max_rel", number_to_json(m.max_rel)},
+          {"mean_abs", number_to_json(m.mean_abs)},
+          {"rmse", number_to_json(m.rmse)},
+          {"cosine", number_to_json(m.cosine)},
           {"max_ulp", m.max_ulp},
-          {"error_ratio", number(m.error_ratio)},
-          {"zero_fraction", number(m.zero_fraction)},
+          {"error_ratio", number_to_json(m.error_ratio)},
+          {"zero_fraction", number_to_json(m.zero_fraction)},
           {"worst",
            {{"index", m.worst.index},
-            {"got", number(m.worst.got)},
-            {"expected", number(m.worst.expected)},
-            {"bound", number(m.worst.bound)}}}};
+            {"got", number_to_json(m.worst.got)},
+            {"expected", number_to_json(m.worst.expected)},
+            {"bound", number_to_json(m.worst.bound)}}}};
 }
 
 TensorMetrics metrics_from(const json& j) {
@@ -93,8 +86,8 @@ json to_json(const CaseResult& r) {
             {"out_of_bounds_write", r.out_of_bounds_write},
             {"duration_ms", r.duration_ms},
             {"repro", r.repro}};
-  j["peer_rmse"] = r.peer_rmse ? number(*r.peer_rmse) : json(nullptr);
-  j["alignment_ratio"] = r.alignment_ratio ? number(*r.alignment_ratio) : json(nullptr);
+  j["peer_rmse"] = r.peer_rmse ? number_to_json(*r.peer_rmse) : json(nullptr);
+  j["alignment_ratio"] = r.alignment_ratio ? number_to_json(*r.alignment_ratio) : json(nullptr);
   if (r.rank) j["rank"] = *r.rank;
   if (r.device) j["device"] = {{"index", r.device->index}, {"name", r.device->name}, {"host", r.device->host}};
   return j;
@@ -140,6 +133,12 @@ std::optional<double> number_from_json(const json& value) {
     if (text == "-inf") return -INFINITY;
   }
   throw std::invalid_argument("not a number: " + value.dump());
+}
+
+json number_to_json(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
 }
 
 }  // namespace opcert
