@@ -1,12 +1,12 @@
 #include "reports/environment.h"
 #include "reports/json_values.h"
+#include "model/text_file.h"
 
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <array>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -21,14 +21,6 @@ std::string trim(const std::string& s) {
   if (first == std::string::npos) return "";
   const auto last = s.find_last_not_of(" \t\r\n");
   return s.substr(first, last - first + 1);
-}
-
-std::optional<std::string> read_text(const char* path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // "key<spaces>: value" lines, as in /proc/cpuinfo, /proc/meminfo.
@@ -94,13 +86,13 @@ json os_facts() {
     os["version"] = u.version;
     os["machine"] = u.machine;
   }
-  if (const auto text = read_text("/etc/os-release")) os["distribution"] = string_or_null(os_release_field(*text, "PRETTY_NAME"));
+  if (const auto text = read_text_file("/etc/os-release")) os["distribution"] = string_or_null(os_release_field(*text, "PRETTY_NAME"));
   return os;
 }
 
 json cpu_facts() {
   json cpu = {{"model", nullptr}, {"logical_cores", nullptr}};
-  if (const auto text = read_text("/proc/cpuinfo")) cpu["model"] = string_or_null(cpu_model_from_cpuinfo(*text));
+  if (const auto text = read_text_file("/proc/cpuinfo")) cpu["model"] = string_or_null(cpu_model_from_cpuinfo(*text));
   const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
   if (online > 0)
     cpu["logical_cores"] = online;
@@ -110,7 +102,7 @@ json cpu_facts() {
 }
 
 json memory_total() {
-  if (const auto text = read_text("/proc/meminfo"))
+  if (const auto text = read_text_file("/proc/meminfo"))
     if (const auto bytes = memory_total_from_meminfo(*text)) return *bytes;
   const long pages = ::sysconf(_SC_PHYS_PAGES);
   const long page_size = ::sysconf(_SC_PAGE_SIZE);

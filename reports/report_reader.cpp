@@ -2,13 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
 
 #include "model/case_result_json.h"
 #include "model/input_error.h"
 #include "reports/bench_record_json.h"
 #include "reports/json_report_writer.h"
+#include "model/text_file.h"
 
 namespace opcert {
 namespace {
@@ -40,14 +39,12 @@ int schema_major(const std::string& version) {
 RunReport read_run_report(const std::filesystem::path& path) {
   const std::filesystem::path file =
       std::filesystem::is_directory(path) ? path / "report.json" : path;
-  std::ifstream in(file);
-  if (!in)
+  const std::optional<std::string> text = read_text_file(file);
+  if (!text)
     throw InputError(fmt::format("cannot read '{}': give a run's output directory or its report.json", file.string()));
-  std::stringstream text;
-  text << in.rdbuf();
   json doc;
   try {
-    doc = json::parse(text.str());
+    doc = json::parse(*text);
   } catch (const json::exception& e) {
     throw InputError(fmt::format("'{}' is not JSON ({})", file.string(), e.what()));
   }

@@ -2,23 +2,20 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include "model/case_result_json.h"
 #include "reports/number_format.h"
+#include "model/text_file.h"
 
 namespace opcert {
 namespace {
 
 std::string read_whole_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string() + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::optional<std::string> text = read_text_file(path);
+  if (!text) throw std::runtime_error("cannot read " + path.string() + ": " + std::strerror(errno));
+  return std::move(*text);
 }
 
 // In append mode a line cut short by a killed writer would glue itself to the next result; the

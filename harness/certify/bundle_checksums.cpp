@@ -5,21 +5,16 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
-#include <sstream>
 
 #include "loader/file_digest.h"
 #include "reports/report_writer.h"
+#include "model/text_file.h"
 
 namespace opcert {
 
 namespace fs = std::filesystem;
 
-std::string read_bundle_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string read_bundle_file(const fs::path& path) { return read_text_file(path).value_or(""); }
 
 std::vector<std::string> bundle_files(const fs::path& bundle) {
   std::vector<std::string> files;

@@ -3,13 +3,12 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "loader/file_digest.h"
 #include "check/suite.h"
 #include "model/input_error.h"
 #include "model/strict_json.h"
+#include "model/text_file.h"
 
 namespace opcert {
 namespace {
@@ -41,11 +40,10 @@ std::string find_plan(const std::string& name_or_path) {
 CertificationPlan load_certification_plan(const std::string& name_or_path) {
   CertificationPlan plan;
   plan.path = find_plan(name_or_path);
-  std::ifstream in(plan.path);
-  std::stringstream text;
-  text << in.rdbuf();
   const auto fail = [&](const std::string& what) { throw InputError(fmt::format("{}: {}", plan.path, what)); };
-  const json doc = parse_strict_json(text.str(), plan.path);
+  const std::optional<std::string> text = read_text_file(plan.path);
+  if (!text) fail("cannot be read");
+  const json doc = parse_strict_json(*text, plan.path);
   if (!doc.is_object()) fail("a plan is a JSON object");
   for (const auto& [key, value] : doc.items())
     if (key != "plan_format" && key != "name" && key != "description" && key != "suites" && key != "fail_statuses")

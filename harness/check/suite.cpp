@@ -5,11 +5,9 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 #include "check/case_id.h"
@@ -19,6 +17,7 @@
 #include "model/input_error.h"
 #include "opkit/op_registry.h"
 #include "model/strict_json.h"
+#include "model/text_file.h"
 
 namespace opcert {
 namespace {
@@ -64,11 +63,9 @@ std::string resolve(const std::string& name_or_path) {
 }
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) input_error(fmt::format("cannot read suite file '{}'", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::optional<std::string> text = read_text_file(path);
+  if (!text) input_error(fmt::format("cannot read suite file '{}'", path));
+  return std::move(*text);
 }
 
 // Suite-wide defaults: plain parameters for every case, and per-op objects keyed by op name.
@@ -283,6 +280,13 @@ Suite load_suite(const std::string& name_or_path, uint64_t seed) {
     input_error(e.what());
   }
   return suite;
+}
+
+std::string suite_folder_name(const std::string& suite, uint64_t seed) {
+  std::string name = suite.ends_with(".json") ? fs::path(suite).stem().string() : suite;
+  for (char& c : name)
+    if (c == '/' || c == '\\' || c == ' ') c = '-';
+  return fmt::format("{}.seed{}", name, seed);
 }
 
 }  // namespace opcert

@@ -28,4 +28,8 @@ Suite load_suite(const std::string& name_or_path, uint64_t seed);
 /// Every suite name found on the search path, sorted.
 std::vector<std::string> available_suites();
 
+/// A folder name for `suite` under `seed`, for a certificate's reports and a golden set's files:
+/// "smoke.seed1", "sweeps-gemm.seed7", "<a file's stem>.seed1".
+std::string suite_folder_name(const std::string& suite, uint64_t seed);
+
 }  // namespace opcert

@@ -6,10 +6,9 @@
 #include <memory>
 #include <set>
 
+#include "golden/golden_export.h"
 #include "model/input_error.h"
-#include "opkit/op_registry.h"
 #include "reference/reference.h"
-#include "session/job_list.h"
 
 namespace opcert {
 
@@ -36,11 +35,8 @@ std::optional<GoldenUse> check_golden_set(const std::string& dir, const Suite& s
   std::set<std::string> held;
   for (const GoldenCaseEntry& c : entry.cases) held.insert(c.id);
   std::vector<std::string> missing;
-  for (std::size_t i : filter_cases(suite.cases, filter)) {
-    const Case& c = suite.cases[i];
-    const OpDescriptor* op = find_op(c.op);
-    if (op != nullptr && op->family != OpFamily::kCollective && !held.count(c.id)) missing.push_back(c.id);
-  }
+  for (std::size_t i : golden_case_indices(suite, filter))
+    if (!held.count(suite.cases[i].id)) missing.push_back(suite.cases[i].id);
   if (!missing.empty())
     throw InputError(fmt::format("--golden '{}': {} case(s) of suite '{}' this run selects are not in the set (first: '{}'); "
                                  "export them, or narrow the run with --filter",

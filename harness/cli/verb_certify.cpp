@@ -39,14 +39,8 @@ struct CertifyFlags {
   std::string devices;  // --devices, "" when not given
 };
 
-// "sweeps/gemm" seed 1 -> "reports/sweeps-gemm.seed1", a file ".../mine.json" -> "reports/mine.seed1":
-// one folder per planned run.
-std::string report_dir_of(const PlannedSuite& s) {
-  std::string name = s.suite.ends_with(".json") ? fs::path(s.suite).stem().string() : s.suite;
-  for (char& c : name)
-    if (c == '/' || c == '\\' || c == ' ') c = '-';
-  return fmt::format("reports/{}.seed{}", name, s.seed);
-}
+// One folder per planned run: "reports/sweeps-gemm.seed1".
+std::string report_dir_of(const PlannedSuite& s) { return "reports/" + suite_folder_name(s.suite, s.seed); }
 
 }  // namespace
 

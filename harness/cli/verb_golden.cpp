@@ -35,6 +35,12 @@ struct GoldenExportFlags {
 
 std::string mib(uint64_t bytes) { return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1024.0 * 1024.0)); }
 
+fs::path nearest_existing_folder(const fs::path& path) {
+  fs::path p = fs::absolute(path);
+  while (!fs::exists(p) && p.has_parent_path() && p != p.parent_path()) p = p.parent_path();
+  return p;
+}
+
 std::vector<GoldenExportSuite> selected_suites(const GoldenExportFlags& f) {
   std::vector<GoldenExportSuite> out;
   if (!f.plan.empty()) {
@@ -68,8 +74,8 @@ void export_verb(const GoldenExportFlags& f, int& exit_code) {
                                  f.filter.empty() ? "" : " matches --filter '" + f.filter + "'"));
   const fs::path dir(f.out);
   std::error_code ec;
-  const fs::path existing = fs::exists(dir) ? dir : dir.parent_path().empty() ? fs::path(".") : dir.parent_path();
-  const auto space = fs::space(fs::exists(existing) ? existing : fs::path("."), ec);
+  const fs::path existing = nearest_existing_folder(dir);  // the disk --out will be on
+  const auto space = fs::space(existing, ec);
   fmt::print("opcert golden: {} case(s), at most {} in total, into {}{}\n", cases, mib(total), dir.string(),
              ec ? "" : fmt::format(" ({} free)", mib(space.available)));
   if (f.dry_run) {

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstring>
 #include <stdexcept>
 
 #include "loader/file_digest.h"
@@ -14,12 +13,6 @@ namespace {
 
 std::string input_name(const std::string& operand) { return "input." + operand; }
 std::string reference_name(const std::string& output, const char* part) { return fmt::format("reference.{}.{}", output, part); }
-
-std::vector<std::byte> f64_bytes(const std::vector<double>& values) {
-  std::vector<std::byte> bytes(values.size() * sizeof(double));
-  if (!bytes.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-  return bytes;
-}
 
 }  // namespace
 
@@ -42,7 +35,7 @@ SafetensorsWriter encode_golden_case(const Case& c, const std::string& suite, st
     // A whole output keeps its shape, so that a reader in Python sees the tensor it expects.
     const std::vector<int64_t> shape = r.indices.empty() ? spec->shape : std::vector<int64_t>{static_cast<int64_t>(r.values.size())};
     const auto add = [&](const char* part, const std::vector<double>& v) {
-      if (!v.empty()) w.add({reference_name(r.name, part), "F64", shape, f64_bytes(v)});
+      if (!v.empty()) w.add_f64(reference_name(r.name, part), shape, v);
     };
     add("values", r.values);
     add("magnitude", r.magnitude);

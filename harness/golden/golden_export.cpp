@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 
 #include "check/fill.h"
 #include "check/sample_plan.h"
@@ -22,15 +21,18 @@ constexpr uint64_t kMetadataBytes = 1024;
 
 }  // namespace
 
-GoldenExportSuite select_golden_cases(Suite suite, uint64_t seed, const std::string& filter) {
-  GoldenExportSuite s;
-  s.seed = seed;
+std::vector<std::size_t> golden_case_indices(const Suite& suite, const std::string& filter) {
+  std::vector<std::size_t> out;
   for (std::size_t i : filter_cases(suite.cases, filter)) {
     const OpDescriptor* op = find_op(suite.cases[i].op);
-    if (op != nullptr && op->family != OpFamily::kCollective) s.cases.push_back(i);
+    if (op != nullptr && op->family != OpFamily::kCollective) out.push_back(i);
   }
-  s.suite = std::move(suite);
-  return s;
+  return out;
+}
+
+GoldenExportSuite select_golden_cases(Suite suite, uint64_t seed, const std::string& filter) {
+  std::vector<std::size_t> cases = golden_case_indices(suite, filter);
+  return {std::move(suite), seed, std::move(cases)};
 }
 
 uint64_t golden_case_bytes_bound(const Case& c) {
@@ -45,13 +47,6 @@ uint64_t golden_case_bytes_bound(const Case& c) {
   return bytes;
 }
 
-std::string golden_suite_folder(const std::string& suite, uint64_t seed) {
-  std::string name = suite.ends_with(".json") ? std::filesystem::path(suite).stem().string() : suite;
-  for (char& ch : name)
-    if (ch == '/' || ch == '\\' || ch == ' ') ch = '-';
-  return fmt::format("{}.seed{}", name, seed);
-}
-
 GoldenManifest export_golden_set(std::span<const GoldenExportSuite> suites, const std::filesystem::path& dir,
                                  const GoldenProvenance& provenance, const std::function<void(const GoldenCaseEntry&)>& on_case) {
   GoldenManifest manifest;
@@ -61,7 +56,7 @@ GoldenManifest export_golden_set(std::span<const GoldenExportSuite> suites, cons
   manifest.created = provenance.created;
   for (const GoldenExportSuite& s : suites) {
     GoldenSuiteEntry entry{s.suite.name, s.suite.sha256, s.seed, {}};
-    const std::string folder = golden_suite_folder(s.suite.name, s.seed);
+    const std::string folder = suite_folder_name(s.suite.name, s.seed);
     std::filesystem::create_directories(dir / folder);
     for (std::size_t i : s.cases) {
       const Case& c = s.suite.cases[i];

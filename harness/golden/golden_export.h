@@ -23,16 +23,17 @@ struct GoldenExportSuite {
   std::vector<std::size_t> cases;
 };
 
-/// The cases of `suite` matching `filter` that a golden set holds: every one but the collectives.
+/// The indices of the cases of `suite` matching `filter` that a golden set holds: every one but
+/// the collectives (checked per rank, they need no reference).
+std::vector<std::size_t> golden_case_indices(const Suite& suite, const std::string& filter);
+
+/// `suite` with golden_case_indices as its cases to export.
 GoldenExportSuite select_golden_cases(Suite suite, uint64_t seed, const std::string& filter);
 
 /// An upper bound of the bytes of case `c`'s golden file: its inputs, for each output 8 bytes per
 /// checked element for the values, the magnitudes and the conditions (and the index when sampled),
 /// and the header.
 uint64_t golden_case_bytes_bound(const Case& c);
-
-/// Where a suite's files go in the set: "smoke.seed1", "sweeps-gemm.seed7", "<file stem>.seed1".
-std::string golden_suite_folder(const std::string& suite, uint64_t seed);
 
 /// What the manifest says about the exporter.
 struct GoldenProvenance {

@@ -2,14 +2,13 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
 
 #include "golden/golden_case.h"
 #include "golden/safetensors.h"
 #include "loader/file_digest.h"
 #include "model/input_error.h"
 #include "model/strict_json.h"
+#include "model/text_file.h"
 
 namespace opcert {
 
@@ -94,14 +93,12 @@ std::string golden_file_name(const std::string& case_id) {
 
 GoldenSet GoldenSet::open(const std::filesystem::path& dir) {
   const std::filesystem::path path = dir / "manifest.json";
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  const std::optional<std::string> text = read_text_file(path);
+  if (!text)
     throw InputError(fmt::format("--golden '{}': no manifest.json there: give the folder `opcert golden export` wrote", dir.string()));
-  std::stringstream text;
-  text << in.rdbuf();
   GoldenSet set;
   set.dir_ = dir;
-  const std::string bytes = text.str();
+  const std::string& bytes = *text;
   set.manifest_ = GoldenManifest::from_json(parse_strict_json(bytes, path.string()), path.string());
   set.manifest_sha256_ = sha256_hex(std::as_bytes(std::span(bytes.data(), bytes.size())));  // of the text parsed
   return set;

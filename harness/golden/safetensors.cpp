@@ -81,7 +81,11 @@ void SafetensorsWriter::add(SafetensorsTensor tensor) {
 }
 
 void SafetensorsWriter::add_f64(std::string name, std::span<const double> values) {
-  add({std::move(name), "F64", {static_cast<int64_t>(values.size())}, raw_bytes(values)});
+  add_f64(std::move(name), {static_cast<int64_t>(values.size())}, values);
+}
+
+void SafetensorsWriter::add_f64(std::string name, std::vector<int64_t> shape, std::span<const double> values) {
+  add({std::move(name), "F64", std::move(shape), raw_bytes(values)});
 }
 
 void SafetensorsWriter::add_i64(std::string name, std::span<const int64_t> values) {

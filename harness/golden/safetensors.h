@@ -44,6 +44,8 @@ class SafetensorsWriter {
   /// std::invalid_argument for a repeated name, an unknown dtype or a size that does not match.
   void add(SafetensorsTensor tensor);
   void add_f64(std::string name, std::span<const double> values);
+  /// F64 of `shape` (its element count must be values.size()).
+  void add_f64(std::string name, std::vector<int64_t> shape, std::span<const double> values);
   void add_i64(std::string name, std::span<const int64_t> values);
   /// The header's "__metadata__": free-form strings.
   void set_metadata(std::string key, std::string value) { metadata_[std::move(key)] = std::move(value); }

@@ -5,13 +5,12 @@
 #include <charconv>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
-#include <sstream>
 
 #include "model/input_error.h"
 #include "model/strict_json.h"
+#include "model/text_file.h"
 
 namespace opcert {
 namespace {
@@ -91,11 +90,9 @@ PluginManifest parse_manifest(std::string_view text, const std::string& path) {
 }
 
 PluginManifest read_manifest(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot read manifest: {}", path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_manifest(text.str(), path);
+  const std::optional<std::string> text = read_text_file(path);
+  if (!text) throw InputError(fmt::format("{}: cannot read manifest: {}", path, std::strerror(errno)));
+  return parse_manifest(*text, path);
 }
 
 }  // namespace opcert

@@ -77,9 +77,9 @@ std::filesystem::path private_log_dir(int rank) {
 // seed and selection, the platform and its configs' texts, the golden set's manifest.
 nlohmann::json run_setup(const Suite& suite, const RunSettings& s) {
   nlohmann::json configs = nlohmann::json::array();
-  for (std::size_t i = 0; i + 1 < s.worker_options.size(); ++i)
-    if (s.worker_options[i] == "--platform-config-text")
-      configs.push_back(sha256_hex(std::as_bytes(std::span(s.worker_options[i + 1].data(), s.worker_options[i + 1].size()))));
+  if (s.platforms != nullptr)
+    for (const auto& file : s.platforms->merged_files())
+      configs.push_back(sha256_hex(std::as_bytes(std::span(file.text.data(), file.text.size()))));
   const auto golden = s.environment.libraries.find("golden_set");
   return {{"suite", suite.sha256},  {"seed", s.seed}, {"filter", s.filter}, {"implementations", s.impl_selection},
           {"platform", s.platform}, {"platform configs", configs},

@@ -2,26 +2,18 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "model/case_result_json.h"
 #include "model/input_error.h"
 #include "reports/report_writer.h"
+#include "model/text_file.h"
 
 namespace opcert {
 namespace {
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
-
-std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 }  // namespace
 
@@ -43,7 +35,7 @@ void RankUplink::done(bool complete, const std::filesystem::path& log_dir) {
   json logs = json::object();
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(log_dir, ec))
-    if (entry.is_regular_file()) logs[entry.path().filename().string()] = slurp(entry.path());
+    if (entry.is_regular_file()) logs[entry.path().filename().string()] = read_text_file(entry.path()).value_or("");
   send(json{{"kind", "done"}, {"complete", complete}, {"logs", logs}}.dump());
 }
 

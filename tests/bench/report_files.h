@@ -1,5 +1,6 @@
-// What the end-to-end tests read back from their outputs (bench, compare, certify): a JSON file,
-// and its validity against a schema of reports/schema/ (report.json's, the comparison's).
+// What the end-to-end tests read back from their outputs (run, bench, compare, certify): a text,
+// JSON or JSON-lines file, and its validity against a schema of reports/schema/ (report.json's,
+// the comparison's).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -9,14 +10,27 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace opcert::test {
 
-inline nlohmann::json read_json(const std::filesystem::path& path) {
-  std::ifstream in(path);
+/// The file's text; "" when it cannot be read.
+inline std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
   std::ostringstream s;
   s << in.rdbuf();
-  return nlohmann::json::parse(s.str());
+  return s.str();
+}
+
+inline nlohmann::json read_json(const std::filesystem::path& path) { return nlohmann::json::parse(read_text(path)); }
+
+/// One JSON document per non-empty line (results.jsonl, measurements.jsonl).
+inline std::vector<nlohmann::json> read_jsonl(const std::filesystem::path& path) {
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(read_text(path));
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) lines.push_back(nlohmann::json::parse(line));
+  return lines;
 }
 
 /// Validates `report` against `schema` with python3-jsonschema: "" when valid, the validator's

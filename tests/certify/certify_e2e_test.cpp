@@ -31,6 +31,15 @@ void flip_one_byte(const fs::path& file) {
   f.put(static_cast<char>(c ^ 0x01));
 }
 
+// A plan of one suite under one seed, failing on FAILED, ERROR, CRASHED and TIMEOUT, in the suite's
+// temporary folder as <name>-plan.json.
+std::string write_plan(const std::string& dir, const std::string& name, const std::string& suite, int seed) {
+  const std::string plan = dir + "/" + name + "-plan.json";
+  std::ofstream(plan) << R"({"plan_format": "1.0", "name": ")" << name << R"(", "suites": [{"suite": ")" << suite
+                      << R"(", "seed": )" << seed << R"(}], "fail_statuses": ["FAILED", "ERROR", "CRASHED", "TIMEOUT"]})";
+  return plan;
+}
+
 class Certify : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -147,9 +156,7 @@ TEST_F(Certify, RerunReproducesRecordedVerdicts) {
 
 TEST_F(Certify, SampledCasesReproduceOnRerun) {
   // The model suites check a sample of each output; a rerun must reproduce such a verdict too.
-  const std::string plan = dir_->path() + "/sampled-plan.json";
-  std::ofstream(plan) << R"({"plan_format": "1.0", "name": "sampled", "suites": [{"suite": ")" << SAMPLED_SUITE
-                      << R"(", "seed": 5}], "fail_statuses": ["FAILED", "ERROR", "CRASHED", "TIMEOUT"]})";
+  const std::string plan = write_plan(dir_->path(), "sampled", SAMPLED_SUITE, 5);
   const std::string bundle = dir_->path() + "/sampled";
   const auto c = run_opcert("certify --backend cpu --no-peer --plan " + plan + " --out " + bundle);
   ASSERT_EQ(c.exit_code, 0) << c.out << c.err;
@@ -162,9 +169,7 @@ TEST_F(Certify, SampledCasesReproduceOnRerun) {
 }
 
 TEST_F(Certify, APluginMadeWrongIsNotCertifiedAndItsRerunDoesNotReproduce) {
-  const std::string plan = dir_->path() + "/paced-plan.json";
-  std::ofstream(plan) << R"({"plan_format": "1.0", "name": "paced", "suites": [{"suite": ")" << PACED_SUITE
-                      << R"(", "seed": 3}], "fail_statuses": ["FAILED", "ERROR", "CRASHED", "TIMEOUT"]})";
+  const std::string plan = write_plan(dir_->path(), "paced", PACED_SUITE, 3);
   const std::string bundle = dir_->path() + "/paced";
   const std::string plugin = TEST_PACED_PLUGIN;
   const auto c = run_opcert("certify --plugin " + plugin + " --backend paced --no-peer --plan " + plan + " --out " + bundle,
@@ -187,9 +192,7 @@ TEST_F(Certify, APluginMadeWrongIsNotCertifiedAndItsRerunDoesNotReproduce) {
 }
 
 TEST_F(Certify, EveryDeviceIsCertifiedAndABadOneFailsTheCertificate) {
-  const std::string plan = dir_->path() + "/devices-plan.json";
-  std::ofstream(plan) << R"({"plan_format": "1.0", "name": "devices", "suites": [{"suite": ")" << DEVICES_SUITE
-                      << R"(", "seed": 1}], "fail_statuses": ["FAILED", "ERROR", "CRASHED", "TIMEOUT"]})";
+  const std::string plan = write_plan(dir_->path(), "devices", DEVICES_SUITE, 1);
   const std::string bundle = dir_->path() + "/devices";
   const auto c = run_opcert("certify --plugin " + std::string(TEST_DEVICES_PLUGIN) + " --backend devices --no-peer --plan " +
                                 plan + " --devices all --out " + bundle,
@@ -201,10 +204,7 @@ TEST_F(Certify, EveryDeviceIsCertifiedAndABadOneFailsTheCertificate) {
   EXPECT_EQ(m.at("failing_results"), 2);  // device 2's
   ASSERT_EQ(m.at("devices").size(), 3u) << m.at("devices").dump();
   for (int d = 0; d < 3; ++d) EXPECT_EQ(m.at("devices")[d].at("name"), "test device " + std::to_string(d));
-  const std::string summary = [&] {
-    std::ifstream in(bundle + "/summary.md");
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }();
+  const std::string summary = read_text(bundle + "/summary.md");
   EXPECT_NE(summary.find(": device 2 (test device 2)"), std::string::npos) << summary;
   const auto v = run_opcert("verify " + bundle);
   EXPECT_EQ(v.exit_code, 0) << "the bundle itself is intact\n" << v.out << v.err;

@@ -6,11 +6,10 @@
 #include <sys/wait.h>
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
+#include "bench/report_files.h"
 #include "cli/run_opcert.h"
 
 namespace opcert::test {
@@ -62,10 +61,9 @@ TEST(Cli, APlatformConfigThroughAPipeReachesTheWorkers) {
                               "--progress plain --platform piped --platform-config <(cat " + config + ") --out " + dir.path() +
                               "/out\" > " + dir.path() + "/log 2>&1";
   const int status = std::system(command.c_str());
-  std::ifstream log(dir.path() + "/log");
-  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  const std::string text = read_text(dir.path() + "/log");
   EXPECT_EQ(WEXITSTATUS(status), 0) << text;
-  const json report = json::parse(std::ifstream(dir.path() + "/out/report.json"));
+  const json report = read_json(dir.path() + "/out/report.json");
   EXPECT_EQ(report.at("platform"), "piped");
   ASSERT_FALSE(report.at("results").empty());
   for (const json& r : report.at("results")) EXPECT_EQ(r.at("status"), "PASSED") << r.dump();

@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 
+#include "bench/report_files.h"
 #include "cli/run_opcert.h"
 
 namespace opcert::test {
@@ -17,21 +17,6 @@ namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::vector<json> read_jsonl(const fs::path& path) {
-  std::vector<json> lines;
-  std::istringstream in(slurp(path));
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) lines.push_back(json::parse(line));
-  return lines;
-}
 
 std::string devices_args(const std::string& out) {
   return std::string("run --plugin ") + TEST_DEVICES_PLUGIN + " --backend devices --suite " + DEVICES_SUITE +
@@ -46,7 +31,7 @@ TEST(RunDevices, ABadDeviceShowsAsThatDevicesFailuresAndTheOthersPass) {
 
   // Every device ran every case: 3 devices x 2 cases, each tagged with its device.
   const auto results = read_jsonl(fs::path(out) / "results.jsonl");
-  ASSERT_EQ(results.size(), 6u) << slurp(fs::path(out) / "results.jsonl");
+  ASSERT_EQ(results.size(), 6u) << read_text(fs::path(out) / "results.jsonl");
   std::map<int, std::map<std::string, std::string>> by_device;
   for (const auto& res : results) {
     ASSERT_TRUE(res.contains("device")) << res.dump();
@@ -68,17 +53,17 @@ TEST(RunDevices, ABadDeviceShowsAsThatDevicesFailuresAndTheOthersPass) {
     EXPECT_TRUE(fs::is_regular_file(fs::path(out) / "logs" / ("devices.device" + std::to_string(d) + ".worker.log"))) << d;
 
   // The reports say which device failed.
-  const json report = json::parse(slurp(fs::path(out) / "report.json"));
+  const json report = json::parse(read_text(fs::path(out) / "report.json"));
   EXPECT_EQ(report["schema_version"], "2.2");
   EXPECT_EQ(report["results"].size(), 6u);
   const json& devices = report["summary"]["backends"]["devices"]["devices"];
   EXPECT_EQ(devices["device 0"]["counts"]["PASSED"], 2) << devices.dump();
   EXPECT_EQ(devices["device 1"]["counts"]["FAILED"], 2) << devices.dump();
   EXPECT_EQ(devices["device 2"]["counts"]["PASSED"], 2) << devices.dump();
-  const std::string junit = slurp(fs::path(out) / "junit.xml");
+  const std::string junit = read_text(fs::path(out) / "junit.xml");
   EXPECT_NE(junit.find("classname=\"devices.device1.softmax\" name=\"softmax.d2 (device 1)\""), std::string::npos) << junit;
   EXPECT_NE(junit.find("classname=\"devices.device0.softmax\" name=\"softmax.d2 (device 0)\""), std::string::npos) << junit;
-  const std::string summary = slurp(fs::path(out) / "summary.md");
+  const std::string summary = read_text(fs::path(out) / "summary.md");
   EXPECT_NE(summary.find("| devices [device 1] | softmax | 2 | 0 | 2 |"), std::string::npos) << summary;
   EXPECT_NE(summary.find("on device 1 (`test device 1`"), std::string::npos) << summary;
   EXPECT_NE(r.out.find("devices [device 2]"), std::string::npos) << "the summary table: " << r.out;
@@ -92,17 +77,17 @@ TEST(RunDevices, TheDevicesWorkersRunAtTheSameTime) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   // Each call's interval, by device; in parallel some call of device 0 overlaps one of device 2.
   std::map<int, std::vector<std::pair<long long, long long>>> calls;
-  std::istringstream in(slurp(trace));
+  std::istringstream in(read_text(trace));
   int device = 0;
   long long start = 0, end = 0;
   while (in >> device >> start >> end) calls[device].push_back({start, end});
-  ASSERT_EQ(calls[0].size(), 2u) << slurp(trace);
-  ASSERT_EQ(calls[2].size(), 2u) << slurp(trace);
+  ASSERT_EQ(calls[0].size(), 2u) << read_text(trace);
+  ASSERT_EQ(calls[2].size(), 2u) << read_text(trace);
   EXPECT_TRUE(calls[1].empty()) << "device 1 was not chosen";
   bool overlap = false;
   for (const auto& a : calls[0])
     for (const auto& b : calls[2]) overlap = overlap || (a.first < b.second && b.first < a.second);
-  EXPECT_TRUE(overlap) << "the two devices' workers ran one after the other:\n" << slurp(trace);
+  EXPECT_TRUE(overlap) << "the two devices' workers ran one after the other:\n" << read_text(trace);
 }
 
 TEST(RunDevices, WithoutTheFlagOneWorkerRunsTheFirstDeviceUntagged) {
@@ -117,7 +102,7 @@ TEST(RunDevices, WithoutTheFlagOneWorkerRunsTheFirstDeviceUntagged) {
     EXPECT_EQ(res["repro"].get<std::string>().find("--devices"), std::string::npos) << res["repro"];
   }
   EXPECT_TRUE(fs::is_regular_file(fs::path(out) / "logs" / "devices.worker.log"));
-  EXPECT_FALSE(json::parse(slurp(fs::path(out) / "report.json"))["summary"]["backends"]["devices"].contains("devices"));
+  EXPECT_FALSE(json::parse(read_text(fs::path(out) / "report.json"))["summary"]["backends"]["devices"].contains("devices"));
 }
 
 TEST(RunDevices, ADeviceTheBackendLacksIsOneLineAndExitTwo) {

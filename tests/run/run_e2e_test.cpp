@@ -13,11 +13,10 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <thread>
 
+#include "bench/report_files.h"
 #include "cli/run_opcert.h"
 
 extern char** environ;
@@ -27,21 +26,6 @@ namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::vector<json> read_jsonl(const fs::path& path) {
-  std::vector<json> lines;
-  std::istringstream in(slurp(path));
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) lines.push_back(json::parse(line));
-  return lines;
-}
 
 // case id -> status, for one backend's lines of results.jsonl.
 std::map<std::string, std::string> statuses(const std::vector<json>& results, const std::string& backend) {
@@ -99,7 +83,7 @@ TEST(RunEndToEnd, CrashAndHangAreIsolatedAndTheRunGoesOn) {
 
   for (const char* file : {"report.json", "junit.xml", "summary.md", "logs/crashy.worker.log"})
     EXPECT_TRUE(fs::is_regular_file(fs::path(out) / file)) << file;
-  const json report = json::parse(slurp(fs::path(out) / "report.json"));
+  const json report = json::parse(read_text(fs::path(out) / "report.json"));
   EXPECT_EQ(report.at("complete"), true);
   EXPECT_EQ(report.at("exit_code"), 1);
   EXPECT_EQ(report.at("seed"), 1);
@@ -164,9 +148,9 @@ TEST(RunEndToEnd, SigtermKeepsWhatWasMeasured) {
   const auto results_path = fs::path(out) / "results.jsonl";
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < deadline &&
-         (!fs::exists(results_path) || count_lines(slurp(results_path)) < 3))
+         (!fs::exists(results_path) || count_lines(read_text(results_path)) < 3))
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  ASSERT_EQ(count_lines(slurp(results_path)), 3u) << slurp(log);
+  ASSERT_EQ(count_lines(read_text(results_path)), 3u) << read_text(log);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // inside the hanging case now
   const auto t0 = std::chrono::steady_clock::now();
   ASSERT_EQ(kill(pid, SIGTERM), 0);
@@ -174,18 +158,18 @@ TEST(RunEndToEnd, SigtermKeepsWhatWasMeasured) {
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10)) << "stops promptly";
   ASSERT_TRUE(WIFEXITED(status)) << "handled, not killed by the signal";
-  EXPECT_EQ(WEXITSTATUS(status), 130) << slurp(log);
+  EXPECT_EQ(WEXITSTATUS(status), 130) << read_text(log);
 
   const auto results = read_jsonl(results_path);
   EXPECT_EQ(statuses(results, "crashy"),
             (std::map<std::string, std::string>{
                 {"softmax.d2", "PASSED"}, {"softmax.d3", "CRASHED"}, {"softmax.d4", "PASSED"}}));
-  const json report = json::parse(slurp(fs::path(out) / "report.json"));
+  const json report = json::parse(read_text(fs::path(out) / "report.json"));
   EXPECT_EQ(report.at("complete"), false);
   EXPECT_EQ(report.at("results").size(), 3u);
   EXPECT_TRUE(fs::is_regular_file(fs::path(out) / "junit.xml"));
   EXPECT_TRUE(fs::is_regular_file(fs::path(out) / "summary.md"));
-  EXPECT_NE(slurp(log).find("SIGTERM"), std::string::npos) << slurp(log);
+  EXPECT_NE(read_text(log).find("SIGTERM"), std::string::npos) << read_text(log);
 }
 
 TEST(RunEndToEnd, BadFilterIsOneLineAndExitTwo) {

@@ -6,13 +6,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "loader/platform/builtin_platforms.h"
 #include "loader/platform/platform_config.h"
 #include "model/strict_json.h"
 #include "model/input_error.h"
+#include "model/text_file.h"
 
 namespace opcert {
 namespace {
@@ -25,15 +24,12 @@ namespace {
 }
 
 std::string read_file(const std::string& path) {
-  // An ifstream opens a directory without complaint, so check first for a clear message.
+  // A directory opens as a file without complaint, so check first for a clear message.
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) cannot_read(path, EISDIR);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) cannot_read(path, errno);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) cannot_read(path, errno);
-  return text.str();
+  std::optional<std::string> text = read_text_file(path);
+  if (!text) cannot_read(path, errno);
+  return std::move(*text);
 }
 
 // Parsed once per process: the embedded texts never change while it runs.
