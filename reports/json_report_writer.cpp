@@ -21,12 +21,19 @@ json counts_json(const StatusCounts& counts) {
   return j;
 }
 
+// A bridged backend's package (a Python distribution), null for a library that holds its code.
+json package_json(const BackendRecord& b) {
+  if (b.package.empty()) return nullptr;
+  return {{"name", b.package}, {"version", b.package_version}, {"sha256", string_or_null(b.package_sha256)}};
+}
+
 json backend_json(const BackendRecord& b) {
   return {{"name", b.name},
           {"version", b.version},
           {"source", b.source},
           {"library_path", string_or_null(b.library_path)},
           {"sha256", string_or_null(b.sha256)},
+          {"package", package_json(b)},
           {"peer", b.peer}};
 }
 

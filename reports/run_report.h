@@ -21,6 +21,11 @@ struct BackendRecord {
   std::string library_path;   // plugins only
   std::string sha256;         // plugins only
   bool peer = false;          // taking part only as the peer (alignment and speed yardstick), not gated
+  /// The package its code comes from, where the library is a bridge (a Python backend's
+  /// distribution): name, version and SHA-256 over its files; empty otherwise.
+  std::string package;
+  std::string package_version;
+  std::string package_sha256;
 };
 
 struct RunReport {

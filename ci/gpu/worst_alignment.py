@@ -9,4 +9,4 @@ rows = [r for r in report["results"] if r.get("alignment_ratio") is not None]
 rows.sort(key=lambda r: r["alignment_ratio"], reverse=True)
 for r in rows[:count]:
     own = r["metrics"][0]["rmse"] if r.get("metrics") else float("nan")
-    print(f'align {r["alignment_ratio"]:.4g}  {r["impl"]}  {r["case"]}  own rmse {own:.3g}  torch rmse {r["torch_rmse"]:.3g}')
+    print(f'align {r["alignment_ratio"]:.4g}  {r["impl"]}  {r["case"]}  own rmse {own:.3g}  peer rmse {r.get("peer_rmse", float("nan")):.3g}')

@@ -35,7 +35,11 @@ json backend_of(const RunReport& report, const std::string& name) {
               {"version", b.version},
               {"source", b.source},
               {"library_path", b.library_path.empty() ? json(nullptr) : json(b.library_path)},
-              {"sha256", b.sha256.empty() ? json(nullptr) : json(b.sha256)}};
+              {"sha256", b.sha256.empty() ? json(nullptr) : json(b.sha256)},
+              {"package", b.package.empty() ? json(nullptr)
+                                            : json{{"name", b.package},
+                                                   {"version", b.package_version},
+                                                   {"sha256", b.package_sha256}}}};
   return {{"name", name}};
 }
 

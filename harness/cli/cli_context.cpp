@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/builtin_backends.h"
+#include "loader/install_layout.h"
 #include "loader/name_selection.h"
 #include "loader/plugin_discovery.h"
 #include "model/input_error.h"
@@ -41,13 +42,15 @@ void print_unavailable(const Registry& registry, const CommonOptions& o) {
   }
 }
 
-std::unique_ptr<Registry> load_registry(const CommonOptions& o) {
+std::unique_ptr<Registry> load_registry(const CommonOptions& o, const std::string& only) {
   auto registry = std::make_unique<Registry>();
   register_builtin_backends(*registry);
   DiscoveryOptions discovery;
   discovery.plugin_dirs = plugin_dirs_from_environment(o.plugin_dirs);
   discovery.plugin_libraries = o.plugin_libraries;
   discovery.allow_insecure_plugins = o.allow_insecure_plugins;
+  if (const auto bridge = python_bridge_library()) discovery.python_bridge = bridge->string();
+  discovery.only = only;
   discover_plugins(*registry, discovery);
   return registry;
 }

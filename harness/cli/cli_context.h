@@ -52,8 +52,9 @@ void add_peer_options(CLI::App& verb, PeerOptions& options, const std::string& c
 std::string resolve_peer(const PeerOptions& options, const PlatformCatalog& platforms, const std::string& platform,
                          const Registry& registry);
 
-/// Registers the built-in backends and discovers plugins; failures land in unavailable().
-std::unique_ptr<Registry> load_registry(const CommonOptions& options);
+/// Registers the built-in backends and discovers plugins; failures land in unavailable(). `only`
+/// (a worker's backend) limits which Python backends are imported.
+std::unique_ptr<Registry> load_registry(const CommonOptions& options, const std::string& only = "");
 
 /// Built-in platforms merged with OPCERT_PLATFORM_JSON and --platform-config; InputError on bad files.
 PlatformCatalog load_platform_catalog(const CommonOptions& options);

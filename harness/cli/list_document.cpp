@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "cli/build_info.h"
 #include "opkit/op_registry.h"
 
@@ -18,9 +20,14 @@ std::string device_type_name(int32_t type) {
   }
 }
 
-json source_json(const BackendSource& s) {
+json source_json(const BackendSource& s, const PackageIdentity& package) {
   if (s.kind == BackendSource::Kind::kBuiltin) return {{"kind", "built-in"}};
-  return {{"kind", "plugin"}, {"library_path", s.library_path}, {"manifest_path", s.manifest_path}, {"sha256", s.sha256}};
+  json j = {{"kind", "plugin"}, {"library_path", s.library_path}, {"manifest_path", s.manifest_path}, {"sha256", s.sha256}};
+  // A backend served by a bridge: where it was found, and the package its code comes from.
+  if (!s.origin.empty()) j["origin"] = s.origin;
+  if (!package.name.empty())
+    j["package"] = {{"name", package.name}, {"version", package.version}, {"sha256", package.sha256}};
+  return j;
 }
 
 // Platforms whose production choice for the op is this implementation key.
@@ -49,7 +56,7 @@ json backend_json(const BackendHandle& b, const PlatformCatalog& platforms) {
           {"abi_version", fmt::format("{}.{}", b.abi_major(), b.abi_minor())},
           {"events", b.has_events()},
           {"collectives", b.has_collectives()},
-          {"source", source_json(b.source())},
+          {"source", source_json(b.source(), b.package())},
           {"devices", devices},
           {"implementations", impls}};
 }
@@ -80,10 +87,15 @@ std::string render_list_text(const json& doc) {
   std::string out = fmt::format("Backends ({}):\n", doc["backends"].size());
   for (const auto& b : doc["backends"]) {
     const auto& src = b["source"];
-    const std::string origin = src["kind"] == "plugin"
-                                   ? fmt::format("plugin {} sha256:{}", src["library_path"].get<std::string>(),
-                                                 src["sha256"].get<std::string>().substr(0, 16))
-                                   : std::string("built-in");
+    std::string origin = src["kind"] == "plugin"
+                             ? fmt::format("plugin {} sha256:{}", src["library_path"].get<std::string>(),
+                                           src["sha256"].get<std::string>().substr(0, 16))
+                             : std::string("built-in");
+    // A bridged backend: the package its code comes from is what a person recognises.
+    if (const auto p = src.find("package"); p != src.end())
+      origin = fmt::format("package {} {} sha256:{} via {}", (*p)["name"].get<std::string>(),
+                           (*p)["version"].get<std::string>(), (*p)["sha256"].get<std::string>().substr(0, 16),
+                           std::filesystem::path(src["library_path"].get<std::string>()).filename().string());
     out += fmt::format("  {} {}  ABI {}  [{}]\n", b["name"].get<std::string>(), b["version"].get<std::string>(),
                        b["abi_version"].get<std::string>(), origin);
     if (!b["description"].get<std::string>().empty())

@@ -99,7 +99,7 @@ void add_worker_verb(CLI::App& app, int& exit_code) {
         has_platform = true;
         for (const auto& [name, value] : platform.environment) setenv(name.c_str(), value.c_str(), 1);
       }
-      registry = load_registry(*options);
+      registry = load_registry(*options, options->backend);  // its own Python backend, not every one
       backend = registry->find(options->backend);
       if (!backend) {
         std::string why = "backend '" + options->backend + "' is not usable in the worker";

@@ -190,8 +190,11 @@ std::map<std::string, std::string> facts(const RunReport& run) {
   f["suite.sha256"] = run.suite_sha256;
   f["opcert_version"] = run.opcert_version;
   for (const auto& b : run.backends) f["backends." + b.name + ".version"] = b.version;
-  for (const auto& b : run.backends)
+  for (const auto& b : run.backends) {
     if (!b.sha256.empty()) f["backends." + b.name + ".sha256"] = b.sha256;
+    if (!b.package.empty())
+      f["backends." + b.name + ".package"] = b.package + " " + b.package_version + " " + b.package_sha256;
+  }
   return f;
 }
 

@@ -31,12 +31,12 @@ std::vector<std::byte> narrow(const T* array, int32_t count, std::size_t size) {
 // before it: the last field they knew. This host's minor and newer ones know this host's sizeof.
 std::size_t tensor_size_in_minor(int32_t minor) {
   if (minor >= OPCERT_ABI_VERSION_MINOR) return sizeof(opcert_tensor);
-  return OPCERT_STRUCT_SIZE(opcert_tensor, byte_offset);  // 1.0 .. 1.2
+  return OPCERT_STRUCT_SIZE(opcert_tensor, byte_offset);  // 1.0 .. 1.3: unchanged
 }
 
 std::size_t attr_size_in_minor(int32_t minor) {
   if (minor >= OPCERT_ABI_VERSION_MINOR) return sizeof(opcert_attr);
-  return OPCERT_STRUCT_SIZE(opcert_attr, ints_count);  // 1.0 .. 1.2
+  return OPCERT_STRUCT_SIZE(opcert_attr, ints_count);  // 1.0 .. 1.3: unchanged
 }
 
 CallLayout::CallLayout(const opcert_op_call& call, int32_t minor) : source_(&call) {

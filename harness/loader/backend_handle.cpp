@@ -56,17 +56,23 @@ std::unique_ptr<BackendHandle> BackendHandle::open(const opcert_api* api, Backen
   if (auto why = abi_incompatibility(api)) throw BackendError(OPCERT_ERROR_VERSION_MISMATCH, *why);
 
   std::unique_ptr<BackendHandle> h(new BackendHandle(api, std::move(source)));
-  opcert_initialize_args init{sizeof(init), OPCERT_ABI_VERSION_MAJOR, OPCERT_ABI_VERSION_MINOR, nullptr};
+  const BackendSource& src = h->source_;
+  opcert_initialize_args init{sizeof(init), OPCERT_ABI_VERSION_MAJOR, OPCERT_ABI_VERSION_MINOR, nullptr,
+                              src.backend_name.empty() ? nullptr : src.backend_name.c_str(),
+                              src.entry.empty() ? nullptr : src.entry.c_str()};
   h->check(api->initialize(&init), "initialize failed");
   if (init.backend == nullptr) throw BackendError(OPCERT_ERROR_INTERNAL, "initialize returned no backend state");
   h->backend_ = init.backend;
 
-  opcert_backend_info_args info{sizeof(info), h->backend_, nullptr, nullptr, nullptr, nullptr};
+  opcert_backend_info_args info{};
+  info.struct_size = sizeof(info);
+  info.backend = h->backend_;
   h->check(api->backend_info(&info), "backend_info failed");
   h->name_ = text(info.name);
   h->version_ = text(info.version);
   h->vendor_ = text(info.vendor);
   h->description_ = text(info.description);
+  h->package_ = {text(info.package), text(info.package_version), text(info.package_sha256)};
   if (h->name_.empty()) throw BackendError(OPCERT_ERROR_INVALID_ARGUMENT, "backend_info returned an empty name");
 
   opcert_device_count_args count{sizeof(count), h->backend_, 0};
@@ -93,6 +99,22 @@ std::unique_ptr<BackendHandle> BackendHandle::open(const opcert_api* api, Backen
     h->impls_.push_back(std::move(impl));
   }
   return h;
+}
+
+bool BackendHandle::lists_backends(const opcert_api* api) { return OPCERT_API_HAS(api, opcert_api, backend_list); }
+
+std::vector<ListedBackend> BackendHandle::list_backends(const opcert_api* api) {
+  opcert_backend_list_args list{sizeof(list), nullptr, 0};
+  if (opcert_error* error = api->backend_list(&list)) {
+    BackendHandle reader(api, {});  // only to read and release the error
+    reader.check(error, "listing its backends failed");
+  }
+  std::vector<ListedBackend> out;
+  for (int32_t i = 0; i < list.count; ++i) {
+    const opcert_listed_backend& b = *OPCERT_ARRAY_AT(opcert_listed_backend, list.backends, i);
+    out.push_back({text(b.name), text(b.entry), text(b.origin), text(b.error)});
+  }
+  return out;
 }
 
 BackendHandle::~BackendHandle() {

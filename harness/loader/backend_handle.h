@@ -39,6 +39,22 @@ struct DeviceDescription {
   int32_t compute_units = 0;
 };
 
+/// The package a backend's code comes from when its library file does not hold it all (ABI 1.3:
+/// a Python distribution behind the bridge); empty otherwise.
+struct PackageIdentity {
+  std::string name;
+  std::string version;
+  std::string sha256;  // over the package's files (docs/ABI.md, "Packages")
+};
+
+/// One backend a library of several lists (ABI 1.3 backend_list).
+struct ListedBackend {
+  std::string name;    // empty for a note about the library itself
+  std::string entry;
+  std::string origin;
+  std::string error;   // why it cannot be served; empty when it can
+};
+
 /// Answer of a capability query.
 struct SupportAnswer {
   bool supported = false;
@@ -51,6 +67,11 @@ class BackendHandle {
   /// Checks the table (non-null, compatible major, required entries present within struct_size)
   /// and initialises the backend. Throws BackendError with a one-line reason on failure.
   static std::unique_ptr<BackendHandle> open(const opcert_api* api, BackendSource source);
+
+  /// Whether `api` is a library of several backends (ABI 1.3 backend_list), and those it lists.
+  /// Throws BackendError when the listing fails.
+  static bool lists_backends(const opcert_api* api);
+  static std::vector<ListedBackend> list_backends(const opcert_api* api);
   ~BackendHandle();
   BackendHandle(const BackendHandle&) = delete;
   BackendHandle& operator=(const BackendHandle&) = delete;
@@ -59,6 +80,7 @@ class BackendHandle {
   const std::string& version() const { return version_; }
   const std::string& vendor() const { return vendor_; }
   const std::string& description() const { return description_; }
+  const PackageIdentity& package() const { return package_; }
   int32_t abi_major() const { return api_->abi_major; }
   int32_t abi_minor() const { return api_->abi_minor; }
   const BackendSource& source() const { return source_; }
@@ -104,6 +126,7 @@ class BackendHandle {
   opcert_backend* backend_ = nullptr;
   BackendSource source_;
   std::string name_, version_, vendor_, description_;
+  PackageIdentity package_;
   std::vector<ImplementationInfo> impls_;
   std::vector<DeviceDescription> devices_;
 };

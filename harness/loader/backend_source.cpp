@@ -4,7 +4,8 @@ namespace opcert {
 
 std::string BackendSource::describe() const {
   if (kind == Kind::kBuiltin) return builtin_label.empty() ? "built-in" : "built-in " + builtin_label;
-  return manifest_path.empty() ? library_path : manifest_path;
+  if (!manifest_path.empty()) return manifest_path;
+  return origin.empty() ? library_path : origin;
 }
 
 }  // namespace opcert

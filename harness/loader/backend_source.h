@@ -13,8 +13,14 @@ struct BackendSource {
   std::string sha256;         // hex digest of the library file; empty for built-ins
   std::string declared_name;  // the backend name its manifest declares; must match what it reports
   std::string builtin_label;  // the registration label of a built-in ("cpu"); empty for plugins
+  // A backend of a library that serves several (ABI 1.3: the Python bridge): which one, where
+  // the library finds it, and where it was found, for people ("python entry point ...").
+  std::string backend_name;
+  std::string entry;
+  std::string origin;
 
-  /// "built-in <label>", the manifest path, or the library path: how a person finds it again.
+  /// "built-in <label>", the manifest path, the origin of a listed backend, or the library path:
+  /// how a person finds it again.
   std::string describe() const;
 };
 

@@ -11,4 +11,15 @@ std::optional<std::filesystem::path> installed_data_dir() {
   return data;
 }
 
+std::optional<std::filesystem::path> python_bridge_library() {
+  const std::string built = OPCERT_PYTHON_BRIDGE_BUILD_PATH;
+  if (built.empty()) return std::nullopt;
+  if (installed_data_dir()) {
+    std::error_code ec;
+    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) return (exe.parent_path() / OPCERT_PYTHON_BRIDGE_FROM_BIN).lexically_normal();
+  }
+  return std::filesystem::path(built);
+}
+
 }  // namespace opcert

@@ -12,4 +12,8 @@ namespace opcert {
 /// lays out, seen from <prefix>/bin, holds suites/); nullopt for a program in a build tree.
 std::optional<std::filesystem::path> installed_data_dir();
 
+/// The Python bridge library this opcert was built with (docs/PYTHON.md): an install's
+/// <libdir>/opcert/libopcert_python.so, else the build tree's; nullopt when built without it.
+std::optional<std::filesystem::path> python_bridge_library();
+
 }  // namespace opcert

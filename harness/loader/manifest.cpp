@@ -72,17 +72,26 @@ PluginManifest parse_manifest(std::string_view text, const std::string& path) {
   if (strict) reject_unknown(doc, {"file_format_version", "backend"}, "", path);
 
   const auto& backend = require_field(doc, "backend", json::value_t::object, "", path);
-  if (strict) reject_unknown(backend, {"name", "library_path", "abi_version"}, "backend.", path);
+  if (strict) reject_unknown(backend, {"name", "library_path", "python", "abi_version"}, "backend.", path);
 
   PluginManifest m;
   m.manifest_path = path;
   m.backend_name = require_field(backend, "name", json::value_t::string, "backend.", path).get<std::string>();
   if (m.backend_name.empty()) throw InputError(fmt::format("{}: field 'backend.name' is empty", path));
 
-  const auto library = require_field(backend, "library_path", json::value_t::string, "backend.", path).get<std::string>();
-  if (library.empty()) throw InputError(fmt::format("{}: field 'backend.library_path' is empty", path));
-  std::filesystem::path lib(library);
-  m.library_path = (lib.is_absolute() ? lib : std::filesystem::path(path).parent_path() / lib).lexically_normal().string();
+  if (backend.contains("python")) {
+    if (backend.contains("library_path"))
+      throw InputError(fmt::format("{}: give 'backend.library_path' or 'backend.python', not both", path));
+    m.python_entry = require_field(backend, "python", json::value_t::string, "backend.", path).get<std::string>();
+    if (m.python_entry.empty()) throw InputError(fmt::format("{}: field 'backend.python' is empty", path));
+  } else {
+    const auto library =
+        require_field(backend, "library_path", json::value_t::string, "backend.", path).get<std::string>();
+    if (library.empty()) throw InputError(fmt::format("{}: field 'backend.library_path' is empty", path));
+    std::filesystem::path lib(library);
+    m.library_path =
+        (lib.is_absolute() ? lib : std::filesystem::path(path).parent_path() / lib).lexically_normal().string();
+  }
 
   const auto abi = require_field(backend, "abi_version", json::value_t::string, "backend.", path).get<std::string>();
   std::tie(m.abi_major, m.abi_minor) = parse_version(abi, "backend.abi_version", path);

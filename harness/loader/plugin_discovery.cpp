@@ -7,10 +7,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "loader/file_digest.h"
 #include "loader/manifest.h"
+#include "loader/name_selection.h"
 
 namespace opcert {
 namespace fs = std::filesystem;
@@ -24,9 +27,25 @@ struct FileId {
   auto operator<=>(const FileId&) const = default;
 };
 
+// A library file opened and its table read, kept so that a second use (a manifest naming a Python
+// backend, after the bridge's own listing) shares it.
+struct OpenedLibrary {
+  FileId id{};
+  std::shared_ptr<DynamicLibrary> library;
+  const opcert_api* api = nullptr;
+  BackendSource source;  // kind, library path and digest filled
+};
+
 class PluginLoader {
  public:
-  PluginLoader(Registry& registry, const DiscoveryOptions& options) : registry_(registry), options_(options) {}
+  PluginLoader(Registry& registry, const DiscoveryOptions& options)
+      : registry_(registry), options_(options), only_(options.only.empty() ? "*" : options.only) {}
+
+  void load_python_bridge() {
+    if (options_.python_bridge.empty()) return;
+    const std::string where = "built-in python";
+    if (auto opened = open(options_.python_bridge, where, /*reached_again_is_silent=*/false)) add_listed(*opened, where);
+  }
 
   void scan_directory(const std::string& dir) {
     std::error_code ec;
@@ -59,20 +78,84 @@ class PluginLoader {
                             manifest.abi_major, manifest.abi_minor, OPCERT_ABI_VERSION_MAJOR, OPCERT_ABI_VERSION_MINOR));
       return;
     }
+    if (!manifest.python_entry.empty()) return load_python_manifest(manifest);
     load_library(manifest.library_path, path, manifest.backend_name);
   }
 
   void load_library(const std::string& library, const std::string& manifest_path, const std::string& declared_name) {
     const std::string where = manifest_path.empty() ? library : manifest_path;
+    auto opened = open(library, where, /*reached_again_is_silent=*/true);
+    if (!opened) return;
+    opened->source.manifest_path = manifest_path;
+    // A library of several backends names each itself; a manifest's one name cannot check them.
+    if (BackendHandle::lists_backends(opened->api)) return add_listed(*opened, where);
+    opened->source.declared_name = declared_name;
+    add(*opened, opened->source);
+  }
+
+ private:
+  // A manifest naming a Python module: the bridge serves it under the manifest's name.
+  void load_python_manifest(const PluginManifest& manifest) {
+    if (!only_.matches(manifest.backend_name)) return;  // a worker imports its own backend alone
+    if (options_.python_bridge.empty()) {
+      registry_.add_unavailable(manifest.manifest_path,
+                                "names a Python backend, but this opcert was built without the Python bridge "
+                                "(docs/PYTHON.md: OPCERT_WITH_PYTHON)");
+      return;
+    }
+    auto opened = open(options_.python_bridge, manifest.manifest_path, /*reached_again_is_silent=*/false);
+    if (!opened) return;
+    BackendSource source = opened->source;
+    source.manifest_path = manifest.manifest_path;
+    source.declared_name = manifest.backend_name;
+    source.backend_name = manifest.backend_name;
+    source.entry = manifest.python_entry;
+    add(*opened, std::move(source));
+  }
+
+  // Every backend a library of several lists, each initialised by name; a listed failure is
+  // recorded under its origin. A worker passes `only` and initialises its own alone.
+  void add_listed(OpenedLibrary& opened, const std::string& where) {
+    std::vector<ListedBackend> listed;
+    try {
+      listed = BackendHandle::list_backends(opened.api);
+    } catch (const std::exception& e) {
+      registry_.add_unavailable(where, e.what());
+      return;
+    }
+    for (const ListedBackend& b : listed) {
+      if (!b.error.empty()) {
+        registry_.add_unavailable(b.origin.empty() ? b.name : b.origin, b.error);
+        continue;
+      }
+      if (b.name.empty() || !only_.matches(b.name)) continue;
+      BackendSource source = opened.source;
+      source.backend_name = b.name;
+      source.entry = b.entry;
+      source.origin = b.origin;
+      add(opened, std::move(source));
+    }
+  }
+
+  void add(OpenedLibrary& opened, BackendSource source) {
+    const std::size_t before = registry_.backends().size();
+    registry_.add_plugin(opened.library, opened.api, std::move(source));
+    if (registry_.backends().size() > before) loaded_.insert(opened.id);
+  }
+
+  // Opens a library once per file (by device and inode). A file that already became a backend
+  // and is reached again through another path is skipped silently when `reached_again_is_silent`.
+  std::optional<OpenedLibrary> open(const std::string& library, const std::string& where, bool reached_again_is_silent) {
     struct stat st {};
     if (::stat(library.c_str(), &st) != 0) {
       registry_.add_unavailable(where, fmt::format("library not found: {} ({})", library, std::strerror(errno)));
-      return;
+      return std::nullopt;
     }
     // Already loaded through another path: loading is idempotent. A library that failed through
     // one path is tried again (and its failure listed again) through the next.
     const FileId id{st.st_dev, st.st_ino};
-    if (loaded_.count(id) != 0) return;
+    if (reached_again_is_silent && loaded_.count(id) != 0) return std::nullopt;
+    if (auto it = opened_.find(id); it != opened_.end()) return it->second;
 
     std::error_code ec;
     const std::string canonical = fs::canonical(library, ec).string();
@@ -80,41 +163,43 @@ class PluginLoader {
     if (!options_.allow_insecure_plugins) {
       if (std::string why = insecure_location_reason(resolved); !why.empty()) {
         registry_.add_unavailable(where, why + "; move it, or pass --allow-insecure-plugins if you trust it");
-        return;
+        return std::nullopt;
       }
     }
 
-    BackendSource source;
-    source.kind = BackendSource::Kind::kPlugin;
-    source.library_path = resolved;
-    source.manifest_path = manifest_path;
-    source.declared_name = declared_name;
-    std::shared_ptr<DynamicLibrary> lib;
+    OpenedLibrary opened;
+    opened.id = id;
+    opened.source.kind = BackendSource::Kind::kPlugin;
+    opened.source.library_path = resolved;
     try {
-      source.sha256 = sha256_file_hex(resolved);
-      lib = DynamicLibrary::open(resolved);
+      opened.source.sha256 = sha256_file_hex(resolved);
+      opened.library = DynamicLibrary::open(resolved);
     } catch (const std::exception& e) {
       registry_.add_unavailable(where, fmt::format("cannot load {}: {}", resolved, e.what()));
-      return;
+      return std::nullopt;
     }
-    void* entry = lib->symbol(OPCERT_BACKEND_ENTRY_SYMBOL);
+    void* entry = opened.library->symbol(OPCERT_BACKEND_ENTRY_SYMBOL);
     if (entry == nullptr) {
       registry_.add_unavailable(
           where, fmt::format("{} does not export the entry symbol '{}'; is it an opcert backend built with "
                              "OPCERT_SDK_EXPORT_PLUGIN?",
                              resolved, OPCERT_BACKEND_ENTRY_SYMBOL));
-      return;
+      return std::nullopt;
     }
-    const opcert_api* api = reinterpret_cast<opcert_get_api_fn>(entry)();
-    const std::size_t before = registry_.backends().size();
-    registry_.add_plugin(std::move(lib), api, std::move(source));
-    if (registry_.backends().size() > before) loaded_.insert(id);
+    opened.api = reinterpret_cast<opcert_get_api_fn>(entry)();
+    if (auto why = abi_incompatibility(opened.api)) {
+      registry_.add_unavailable(where, *why);
+      return std::nullopt;
+    }
+    opened_.emplace(id, opened);
+    return opened;
   }
 
- private:
   Registry& registry_;
   const DiscoveryOptions& options_;
-  std::set<FileId> loaded_;  // libraries that became a backend
+  NameSelection only_;
+  std::set<FileId> loaded_;             // libraries that became a backend
+  std::map<FileId, OpenedLibrary> opened_;     // libraries opened, for a second backend of the same file
 };
 
 }  // namespace
@@ -150,6 +235,7 @@ std::string insecure_location_reason(const std::string& library_path) {
 
 void discover_plugins(Registry& registry, const DiscoveryOptions& options) {
   PluginLoader loader(registry, options);
+  loader.load_python_bridge();
   for (const auto& dir : options.plugin_dirs) loader.scan_directory(dir);
   for (const auto& lib : options.plugin_libraries) loader.load_library(lib, "", "");
 }

@@ -1,6 +1,7 @@
-// Finds plugins and loads them into the registry: manifests (*.json) in the directories of
-// OPCERT_PLUGIN_PATH and --plugin-dir, and libraries named by --plugin. Every plugin that is
-// skipped or fails lands in Registry::unavailable() with its reason; the others go on.
+// Finds plugins and loads them into the registry: the Python bridge's backends (entry points),
+// manifests (*.json) in the directories of OPCERT_PLUGIN_PATH and --plugin-dir, and libraries
+// named by --plugin. Every plugin that is skipped or fails lands in Registry::unavailable() with
+// its reason; the others go on.
 #pragma once
 
 #include <string>
@@ -14,6 +15,12 @@ struct DiscoveryOptions {
   std::vector<std::string> plugin_dirs;       // searched in order, manifests sorted by name
   std::vector<std::string> plugin_libraries;  // loaded directly, without a manifest
   bool allow_insecure_plugins = false;        // permit libraries in world-writable directories
+  /// opcert's own bridge to Python backends (backends/python), loaded first, as a built-in is;
+  /// empty when this opcert was built without it.
+  std::string python_bridge;
+  /// When set, a library of several backends initialises only the ones this selection names
+  /// (a worker imports its own Python backend, not every one installed).
+  std::string only;
 };
 
 /// The directories of a PATH-style list ("a:b:c"), empty entries dropped.

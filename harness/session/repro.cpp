@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <string_view>
 
+#include "loader/install_layout.h"
+
 namespace opcert {
 
 std::string shell_quote(const std::string& s) {
@@ -26,6 +28,11 @@ std::string regex_escape(const std::string& s) {
 
 std::vector<std::string> plugin_options_for(const BackendSource& source) {
   if (source.kind != BackendSource::Kind::kPlugin) return {};
+  // opcert loads its own Python bridge wherever it runs: a backend it lists needs no flag.
+  std::error_code ec;
+  if (const auto bridge = python_bridge_library();
+      source.manifest_path.empty() && bridge && std::filesystem::equivalent(source.library_path, *bridge, ec))
+    return {};
   if (!source.manifest_path.empty())
     return {"--plugin-dir", std::filesystem::path(source.manifest_path).parent_path().string()};
   return {"--plugin", source.library_path};

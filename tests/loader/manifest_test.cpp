@@ -119,18 +119,34 @@ TEST(Manifest, UnknownFieldsAreNamedWithTheKnownOnes) {
   EXPECT_EQ(error_of("{\"file_format_version\": \"1.0.0\", \"backend\": {}, \"comment\": \"x\"}"),
             kPath + ": unknown field 'comment' (known: file_format_version, backend)");
   EXPECT_EQ(error_of(manifest(good_backend() + ", \"libary_path\": \"typo.so\"")),
-            kPath + ": unknown field 'backend.libary_path' (known: name, library_path, abi_version)");
+            kPath + ": unknown field 'backend.libary_path' (known: name, library_path, python, abi_version)");
 }
 
 TEST(Manifest, NewerFormatMinorMayCarryFieldsThisHostDoesNotKnow) {
-  const std::string text = "{\"file_format_version\": \"1.1.0\", \"signature\": \"abc\", \"backend\": {" +
+  const std::string text = "{\"file_format_version\": \"1.2.0\", \"signature\": \"abc\", \"backend\": {" +
                            good_backend() + ", \"api_layers\": []}}";
   const PluginManifest m = parse_manifest(text, kPath);
   EXPECT_EQ(m.backend_name, "npu");
   EXPECT_EQ(m.library_path, "/opt/vendor/plugins/libnpu.so");
   // A newer minor does not excuse a missing required field.
-  EXPECT_THAT(error_of("{\"file_format_version\": \"1.1.0\", \"backend\": {\"name\": \"npu\"}}"),
+  EXPECT_THAT(error_of("{\"file_format_version\": \"1.2.0\", \"backend\": {\"name\": \"npu\"}}"),
               HasSubstr("missing field 'backend.library_path'"));
+}
+
+// Format 1.1: a Python backend named by its module, served by the bridge (docs/PYTHON.md).
+TEST(Manifest, PythonBackendIsNamedByItsEntryInsteadOfALibrary) {
+  const PluginManifest m = parse_manifest(
+      manifest("\"name\": \"my_ops\", \"python\": \"my_ops.backend:backend\", \"abi_version\": \"1.3\"", "\"1.1.0\""),
+      kPath);
+  EXPECT_EQ(m.backend_name, "my_ops");
+  EXPECT_EQ(m.python_entry, "my_ops.backend:backend");
+  EXPECT_EQ(m.library_path, "");
+  EXPECT_EQ(error_of(manifest(good_backend() + ", \"python\": \"m:b\"", "\"1.1.0\"")),
+            kPath + ": give 'backend.library_path' or 'backend.python', not both");
+  EXPECT_EQ(error_of(manifest("\"name\": \"a\", \"python\": \"\", \"abi_version\": \"1.3\"", "\"1.1.0\"")),
+            kPath + ": field 'backend.python' is empty");
+  EXPECT_EQ(error_of(manifest("\"name\": \"a\", \"python\": 3, \"abi_version\": \"1.3\"", "\"1.1.0\"")),
+            kPath + ": field 'backend.python' must be a string, not number");
 }
 
 TEST(Manifest, BadVersionStringsAreRefused) {

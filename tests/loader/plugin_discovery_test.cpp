@@ -103,14 +103,14 @@ TEST_F(PluginDiscovery, MissingEntrySymbol) {
 TEST_F(PluginDiscovery, AbiMajorDeclaredInManifestIsCheckedBeforeLoading) {
   dir_.write("future.json", manifest("test_good", TEST_GOOD_PLUGIN, "2.1"));
   EXPECT_EQ(only_failure("future.json"),
-            "ABI major version mismatch: the manifest declares ABI 2.1, this opcert speaks ABI 1.2");
+            "ABI major version mismatch: the manifest declares ABI 2.1, this opcert speaks ABI 1.3");
 }
 
 TEST_F(PluginDiscovery, AbiMajorFromTheTableNamesBothVersions) {
   dir_.write("wrong_major.json", manifest("test_wrong_major", TEST_WRONG_MAJOR_PLUGIN));
   EXPECT_THAT(only_failure("wrong_major.json"),
               AllOf(HasSubstr("ABI major version mismatch"), HasSubstr("backend built for ABI 2.0"),
-                    HasSubstr("this opcert speaks ABI 1.2")));
+                    HasSubstr("this opcert speaks ABI 1.3")));
 }
 
 TEST_F(PluginDiscovery, InitializeErrorText) {
@@ -230,6 +230,71 @@ class ScopedPluginPath {
  private:
   std::optional<std::string> old_;
 };
+
+// ABI 1.3: a library of several backends lists them, and each is initialised by name.
+std::vector<std::string> unavailable_lines(const Registry& registry) {
+  std::vector<std::string> lines;
+  for (const auto& u : registry.unavailable()) lines.push_back(u.source + ": " + u.reason);
+  return lines;
+}
+
+TEST(LibraryOfSeveralBackends, EachListedBackendIsInitialisedByNameWithItsOrigin) {
+  Registry registry;
+  DiscoveryOptions options;
+  options.plugin_libraries = {TEST_FAMILY_PLUGIN};
+  discover_plugins(registry, options);
+  ASSERT_EQ(registry.backends().size(), 2u) << ::testing::PrintToString(unavailable_lines(registry));
+  const BackendHandle* a = registry.find("family_a");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->source().backend_name, "family_a");
+  EXPECT_EQ(a->source().entry, "entry-a");
+  EXPECT_EQ(a->source().describe(), "family entry a");
+  EXPECT_EQ(a->source().sha256, sha256_file_hex(fs::canonical(TEST_FAMILY_PLUGIN).string()));
+  EXPECT_EQ(a->package().name, "family-pkg");
+  EXPECT_EQ(a->package().version, "2.0.1");
+  EXPECT_EQ(a->package().sha256, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+  EXPECT_EQ(a->implementations().at(0).key, "family_a.softmax.ref");
+  EXPECT_NE(registry.find("family_b"), nullptr);
+  EXPECT_THAT(unavailable_lines(registry),
+              ElementsAre("family entry broken: needs a device this machine lacks",
+                          "family library: a note about the library"));
+}
+
+TEST(LibraryOfSeveralBackends, OnlyTheSelectedAreInitialisedAsAWorkerAsks) {
+  Registry registry;
+  DiscoveryOptions options;
+  options.plugin_libraries = {TEST_FAMILY_PLUGIN};
+  options.only = "family_b";
+  discover_plugins(registry, options);
+  ASSERT_EQ(registry.backends().size(), 1u);
+  EXPECT_EQ(registry.backends()[0]->name(), "family_b");
+  EXPECT_EQ(registry.backends()[0]->package().name, "family-pkg");
+}
+
+TEST(LibraryOfSeveralBackends, AHostOfOneBackendPerLibraryGetsNoPackage) {
+  Registry registry;
+  DiscoveryOptions options;
+  options.plugin_libraries = {TEST_GOOD_PLUGIN};
+  discover_plugins(registry, options);
+  ASSERT_NE(registry.find("test_good"), nullptr);
+  EXPECT_EQ(registry.find("test_good")->package().name, "");
+  EXPECT_EQ(registry.find("test_good")->source().origin, "");
+}
+
+TEST(LibraryOfSeveralBackends, AManifestNamingAPythonModuleNeedsTheBridge) {
+  opcert::testing::TempDir dir;
+  const std::string path = dir.write(
+      "py.json",
+      "{\"file_format_version\": \"1.1.0\", \"backend\": {\"name\": \"py\", \"python\": \"m:b\", \"abi_version\": "
+      "\"1.3\"}}");
+  Registry registry;
+  DiscoveryOptions options;
+  options.plugin_dirs = {dir.path().string()};
+  discover_plugins(registry, options);
+  EXPECT_THAT(unavailable_lines(registry),
+              ElementsAre(path + ": names a Python backend, but this opcert was built without the Python bridge "
+                                 "(docs/PYTHON.md: OPCERT_WITH_PYTHON)"));
+}
 
 TEST(PluginSearchPath, EnvironmentDirectoriesComeBeforeExtraOnes) {
   {

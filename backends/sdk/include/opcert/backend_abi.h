@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 #define OPCERT_ABI_VERSION_MAJOR 1
-#define OPCERT_ABI_VERSION_MINOR 2
+#define OPCERT_ABI_VERSION_MINOR 3
 
 /* The one symbol a plugin library exports. */
 #define OPCERT_BACKEND_ENTRY_SYMBOL "opcert_backend_get_api"
@@ -165,6 +165,11 @@ typedef struct opcert_initialize_args {
   int32_t host_abi_major; /* in: the host's OPCERT_ABI_VERSION_MAJOR */
   int32_t host_abi_minor; /* in */
   opcert_backend* backend; /* out: released with api->finalize */
+  /* 1.3 */
+  const char* backend_name;  /* in: which backend to initialise, for a library that serves several
+                                (backend_list); NULL for a library that is one backend */
+  const char* backend_entry; /* in: where the library finds it: a listed backend's entry, or a
+                                manifest's backend.python; NULL when the name is enough */
 } opcert_initialize_args;
 
 typedef struct opcert_finalize_args {
@@ -180,7 +185,28 @@ typedef struct opcert_backend_info_args {
   const char* version;     /* the backend's own version, free-form */
   const char* vendor;
   const char* description;
+  /* 1.3, optional: the package the backend's code comes from when the library file does not hold
+     it all (a Python distribution behind the Python bridge); NULL otherwise. */
+  const char* package;         /* the package's name */
+  const char* package_version;
+  const char* package_sha256;  /* hex SHA-256 over the package's files (docs/ABI.md, "Packages") */
 } opcert_backend_info_args;
+
+/* 1.3: one backend of a library that serves several (a bridge to another language's packages). */
+typedef struct opcert_listed_backend {
+  size_t struct_size;
+  const char* name;   /* the backend's name: initialize's backend_name */
+  const char* entry;  /* initialize's backend_entry; may be NULL */
+  const char* origin; /* one line for people: where it was found ("entry point ... in <package>") */
+  const char* error;  /* NULL, or one line saying why it cannot be served (listed as unavailable) */
+} opcert_listed_backend;
+
+typedef struct opcert_backend_list_args {
+  size_t struct_size;
+  const opcert_listed_backend* backends; /* out: stepped with OPCERT_ARRAY_AT; owned by the library,
+                                            valid until its next backend_list or its unloading */
+  int32_t count;                         /* out */
+} opcert_backend_list_args;
 
 /* ------------------------------------------------------------------------------------------ */
 /* Devices                                                                                    */
@@ -432,6 +458,11 @@ typedef struct opcert_api {
 
   /* 1.1: optional (NULL when run_op always writes the outputs itself) */
   opcert_error* (*publish_outputs)(opcert_publish_outputs_args* args);
+
+  /* 1.3: optional (NULL for a library that is one backend). Called before any initialize: the
+     backends this library serves, each then initialised by name (docs/ABI.md, "Libraries of
+     several backends"). */
+  opcert_error* (*backend_list)(opcert_backend_list_args* args);
 
   /* Append new entries for minor versions here, with a changelog line in docs/ABI.md. */
 } opcert_api;

@@ -1,0 +1,1 @@
+raise RuntimeError("the vendor library libbroken.so.1 is missing")
