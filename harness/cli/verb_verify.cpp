@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <set>
 #include <variant>
 
 #include "certify/bundle_verifier.h"
@@ -43,9 +44,17 @@ struct Candidate {
   Status recorded = Status::kError;
 };
 
-// Re-runs `c` with this opcert in a fresh directory; the status it got, or why it could not run.
-std::variant<Status, std::string> rerun_case(const Candidate& c, const std::string& backend, const std::string& plugin,
-                                             const std::string& golden, const fs::path& work) {
+// What a rerun got: the case's status, or why it could not run; and the package the backend's code
+// came from in that run (a Python backend's, docs/PYTHON.md), "" for a library that holds it all.
+struct Rerun {
+  std::variant<Status, std::string> got;
+  std::string package;  // "<name> <version>, SHA-256 <hex>"
+  std::string package_sha256;
+};
+
+// Re-runs `c` with this opcert in a fresh directory.
+Rerun rerun_case(const Candidate& c, const std::string& backend, const std::string& plugin, const std::string& golden,
+                 const fs::path& work) {
   const fs::path out = work / fmt::format("{}-{}", std::hash<std::string>{}(c.case_id + c.impl), c.seed);
   std::string cmd = shell_quote(current_executable()) + " run --backend " + shell_quote(backend) + " --suite " +
                     shell_quote(c.suite) + " --seed " + std::to_string(c.seed) + " --filter " +
@@ -55,15 +64,21 @@ std::variant<Status, std::string> rerun_case(const Candidate& c, const std::stri
   if (!golden.empty()) cmd += " --golden " + shell_quote(fs::absolute(golden).string());
   cmd += " > " + shell_quote((work / "rerun.log").string()) + " 2>&1";
   const int status = std::system(cmd.c_str());
-  if (status == -1) return std::string("could not start opcert");
+  if (status == -1) return {std::string("could not start opcert")};
+  Rerun rerun{std::string("the rerun has no result for it")};
   try {
     const RunReport report = read_run_report(out);
+    for (const auto& b : report.backends) {
+      if (b.name != backend || b.package.empty()) continue;
+      rerun.package = fmt::format("{} {}, SHA-256 {}", b.package, b.package_version, b.package_sha256);
+      rerun.package_sha256 = b.package_sha256;
+    }
     for (const auto& r : report.results)
-      if (r.case_id == c.case_id && r.impl_key == c.impl) return r.status;
+      if (r.case_id == c.case_id && r.impl_key == c.impl) rerun.got = r.status;
   } catch (const std::exception& e) {
-    return fmt::format("no report ({}); see {}", e.what(), (work / "rerun.log").string());
+    rerun.got = fmt::format("no report ({}); see {}", e.what(), (work / "rerun.log").string());
   }
-  return std::string("the rerun has no result for it");
+  return rerun;
 }
 
 void rerun(const VerifyOutcome& outcome, const fs::path& bundle, const VerifyFlags& flags, std::vector<std::string>& problems,
@@ -94,9 +109,20 @@ void rerun(const VerifyOutcome& outcome, const fs::path& bundle, const VerifyFla
   candidates.resize(std::min<std::size_t>(candidates.size(), static_cast<std::size_t>(flags.rerun)));
   const fs::path work = fs::temp_directory_path() / fmt::format("opcert-verify-{}", seed);
   fs::create_directories(work);
+  // A Python backend's code is its package, not the bridge library: the package that reran must be
+  // the certified one, as --plugin's library must be.
+  const json package = backend.value("package", json(nullptr));
+  const std::string certified_package = package.is_object() ? package.value("sha256", "") : "";
+  std::set<std::string> other_packages;
   int reproduced = 0;
   for (const auto& c : candidates) {
-    const auto got = rerun_case(c, name, plugin, flags.golden, work);
+    const Rerun rerun = rerun_case(c, name, plugin, flags.golden, work);
+    if (!certified_package.empty() && !rerun.package.empty() && rerun.package_sha256 != certified_package &&
+        other_packages.insert(rerun.package).second)
+      problems.push_back(fmt::format("the package that reran ({}) is not the certified one ({} {}, SHA-256 {})",
+                                     rerun.package, package.value("name", "?"), package.value("version", "?"),
+                                     certified_package));
+    const auto& got = rerun.got;
     if (const auto* status = std::get_if<Status>(&got); status && *status == c.recorded) {
       ++reproduced;
       fmt::print("  rerun {} {} (suite {}, seed {}): {} as recorded\n", c.case_id, c.impl, c.suite, c.seed,

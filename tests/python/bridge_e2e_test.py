@@ -105,6 +105,29 @@ class BridgeEndToEnd(unittest.TestCase):
         self.assertEqual(backend["source"]["manifest_path"], str(plain / "manifest_ops.json"))
         self.assertEqual(backend["source"]["package"]["name"], "manifest_ops")
 
+    def test_a_certificate_names_the_package_and_a_changed_package_fails_verify(self):
+        plan = Path(self.tmp.name) / "softmax-plan.json"
+        plan.write_text(json.dumps({"plan_format": "1.0", "name": "python-softmax", "fail_statuses": ["FAILED", "ERROR"],
+                                    "suites": [{"suite": str(SOURCE / "suites" / "sweeps" / "softmax.json"), "seed": 1}]}))
+        bundle = Path(self.tmp.name) / "certificate"
+        done = self.opcert("certify", "--backend", "torch_example", "--no-peer", "--plan", str(plan), "--out", str(bundle))
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        certified = json.loads((bundle / "manifest.json").read_text())["backend"]
+        self.assertEqual(certified["package"]["name"], "opcert-torch-example")
+        verified = self.opcert("verify", str(bundle), "--rerun", "2", "--rerun-seed", "7")
+        self.assertEqual(verified.returncode, 0, verified.stdout + verified.stderr)
+        # The same package name and version with one line of its code changed is another backend.
+        module = next(self.venv.glob("lib/python3*/site-packages/opcert_torch_example/backend.py"))
+        original = module.read_text()
+        try:
+            module.write_text(original + "\n# changed after certification\n")
+            tampered = self.opcert("verify", str(bundle), "--rerun", "1", "--rerun-seed", "7")
+        finally:
+            module.write_text(original)
+        self.assertEqual(tampered.returncode, 1, tampered.stdout + tampered.stderr)
+        self.assertIn("is not the certified one (opcert-torch-example 0.1.0, SHA-256 " + certified["package"]["sha256"],
+                      tampered.stdout + tampered.stderr)
+
     def test_the_other_backends_run_beside_a_broken_package(self):
         done, report = self.run_suite("cpu", "--suite", "smoke", "--filter", "softmax", "--no-peer")
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
