@@ -43,6 +43,8 @@ class PluginLoader {
 
   void load_python_bridge() {
     if (options_.python_bridge.empty()) return;
+    // A worker of a built-in backend needs no Python: no listed backend can take a built-in's name.
+    if (!options_.only.empty() && registry_.find(options_.only) != nullptr) return;
     const std::string where = "built-in python";
     if (auto opened = open(options_.python_bridge, where, /*reached_again_is_silent=*/false)) add_listed(*opened, where);
   }

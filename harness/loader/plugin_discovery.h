@@ -19,7 +19,8 @@ struct DiscoveryOptions {
   /// empty when this opcert was built without it.
   std::string python_bridge;
   /// When set, a library of several backends initialises only the ones this selection names
-  /// (a worker imports its own Python backend, not every one installed).
+  /// (a worker imports its own Python backend, not every one installed), and the Python bridge is
+  /// not loaded at all when a built-in already has that name.
   std::string only;
 };
 

@@ -3,6 +3,7 @@ package digests and the offline build backend (docs/PYTHON.md). Run with the int
 bridge embeds, whose torch is opcert's LibTorch."""
 
 import importlib
+import json
 import os
 import subprocess
 import sys
@@ -110,6 +111,31 @@ class Hosting(unittest.TestCase):
 
         b.add("softmax", "s", lambda i, o, a: None, query=query)
         self.assertEqual(self.hosted(b).query("u.softmax.s", {}, {}, {}), "no strided x")
+
+
+class ActiveEnvironment(unittest.TestCase):
+    def test_a_worker_takes_the_runners_answer_instead_of_asking_again(self):
+        from opcert import _environment
+
+        with tempfile.TemporaryDirectory() as site_dir:
+            saved = {k: os.environ.get(k) for k in ("OPCERT_PYTHON", _environment._HANDOFF)}
+            try:
+                # An interpreter that cannot run: only the handed-down answer can name its site dir.
+                os.environ["OPCERT_PYTHON"] = "/nonexistent/bin/python3"
+                os.environ[_environment._HANDOFF] = json.dumps(
+                    {"interpreter": "/nonexistent/bin/python3", "prefix": "/nonexistent",
+                     "version": list(sys.version_info[:2]), "site": [site_dir]})
+                self.assertEqual(_environment.add_active_environment(), [])
+                self.assertIn(site_dir, sys.path)
+                del os.environ[_environment._HANDOFF]
+                notes = _environment.add_active_environment()
+                self.assertEqual(len(notes), 1)
+                self.assertIn("/nonexistent/bin/python3 (OPCERT_PYTHON) cannot be asked", notes[0])
+            finally:
+                for key, value in saved.items():
+                    os.environ.pop(key, None) if value is None else os.environ.__setitem__(key, value)
+                if site_dir in sys.path:
+                    sys.path.remove(site_dir)
 
 
 class Packages(unittest.TestCase):
