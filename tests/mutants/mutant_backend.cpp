@@ -33,27 +33,48 @@ class MutantBackend : public sdk::Backend {
                                 {Defect::kBf16Accumulation, "bf16_accumulation"},
                                 {Defect::kWritePastEnd, "write_past_end"},
                                 {Defect::kTf32Inputs, "tf32_inputs"},
-                                {Defect::kBf16Inputs, "bf16_inputs"}}});
+                                {Defect::kBf16Inputs, "bf16_inputs"},
+                                {Defect::kBiasDropped, "bias_dropped"},
+                                {Defect::kLayoutIgnored, "layout_ignored"}}});
     add_op<sdk::GemmFp8Operands>({"gemm_fp8", sdk::parse_gemm_fp8, gemm_fp8, nullptr,
                                   {{Defect::kNone, "correct"},
                                    {Defect::kScaleDropped, "scale_dropped"},
-                                   {Defect::kBlockScaleTransposed, "block_scale_transposed"}}});
+                                   {Defect::kBlockScaleTransposed, "block_scale_transposed"},
+                                   {Defect::kBiasDropped, "bias_dropped"}}});
     add_op<sdk::GemmInt8Operands>({"gemm_int8", sdk::parse_gemm_int8, gemm_int8, nullptr,
-                                   {{Defect::kNone, "correct"}, {Defect::kScaleDropped, "scale_dropped"}}});
+                                   {{Defect::kNone, "correct"},
+                                    {Defect::kScaleDropped, "scale_dropped"},
+                                    {Defect::kBiasDropped, "bias_dropped"}}});
     add_op<sdk::QuantizeOperands>({"quantize", sdk::parse_quantize, quantize, nullptr,
-                                   {{Defect::kNone, "correct"}, {Defect::kWrongQuantMax, "wrong_qmax"}}});
+                                   {{Defect::kNone, "correct"},
+                                    {Defect::kWrongQuantMax, "wrong_qmax"},
+                                    {Defect::kWrongGranularity, "wrong_granularity"}}});
     add_op<sdk::AttentionOperands>({"attention", sdk::parse_attention, attention, attention_limits,
                                     {{Defect::kNone, "correct"},
                                      {Defect::kCausalOffByOne, "causal_off_by_one"},
-                                     {Defect::kWrongGqaMapping, "wrong_gqa_mapping"}}});
+                                     {Defect::kWrongGqaMapping, "wrong_gqa_mapping"},
+                                     {Defect::kScaleIgnored, "scale_ignored"},
+                                     {Defect::kCausalTopLeft, "causal_top_left"},
+                                     {Defect::kWindowOffByOne, "window_off_by_one"}}});
     add_op<sdk::NormOperands>({"rms_norm", sdk::parse_rms_norm, norm, norm_limits,
-                               {{Defect::kNone, "correct"}, {Defect::kWrongEps, "wrong_eps"}}});
+                               {{Defect::kNone, "correct"},
+                                {Defect::kWrongEps, "wrong_eps"},
+                                {Defect::kWeightDropped, "weight_dropped"},
+                                {Defect::kMeanOffByOne, "mean_off_by_one"}}});
     add_op<sdk::NormOperands>({"layer_norm", sdk::parse_layer_norm, norm, norm_limits,
-                               {{Defect::kNone, "correct"}, {Defect::kWrongEps, "wrong_eps"}}});
+                               {{Defect::kNone, "correct"},
+                                {Defect::kWrongEps, "wrong_eps"},
+                                {Defect::kWeightDropped, "weight_dropped"},
+                                {Defect::kUnbiasedVariance, "unbiased_variance"}}});
     add_op<sdk::RopeOperands>({"rope", sdk::parse_rope, rope, nullptr,
-                               {{Defect::kNone, "correct"}, {Defect::kMissingRotaryPair, "missing_rotary_pair"}}});
+                               {{Defect::kNone, "correct"},
+                                {Defect::kMissingRotaryPair, "missing_rotary_pair"},
+                                {Defect::kWrongStyle, "wrong_style"},
+                                {Defect::kPositionsIgnored, "positions_ignored"}}});
     add_op<sdk::SoftmaxOperands>({"softmax", sdk::parse_softmax, softmax, nullptr,
-                                  {{Defect::kNone, "correct"}, {Defect::kWritePastEnd, "write_past_end"}}});
+                                  {{Defect::kNone, "correct"},
+                                   {Defect::kWritePastEnd, "write_past_end"},
+                                   {Defect::kLastDropped, "last_dropped"}}});
   }
   sdk::BackendInfo info() const override { return {"mutants", "1.0", "opcert tests", "deliberately broken ops"}; }
 

@@ -111,6 +111,80 @@ Case softmax_fp32() {
   return make_case("softmax", {operand("x", OPCERT_DTYPE_F32, {4, 100}, -8, 8)}, {operand("y", OPCERT_DTYPE_F32, {4, 100})});
 }
 
+Case gemm_bf16_bias() {
+  return make_case("gemm",
+                   {operand("a", OPCERT_DTYPE_BF16, {8, 256}), operand("b", OPCERT_DTYPE_BF16, {16, 256}),
+                    operand("bias", OPCERT_DTYPE_BF16, {16})},
+                   {operand("c", OPCERT_DTYPE_BF16, {8, 16})});
+}
+
+// b as [K, N]: read as [N, K] by mistake, the same bytes give other products.
+Case gemm_fp32_kn() {
+  return make_case("gemm", {operand("a", OPCERT_DTYPE_F32, {8, 64}), operand("b", OPCERT_DTYPE_F32, {64, 16})},
+                   {operand("c", OPCERT_DTYPE_F32, {8, 16})}, {{"b_layout", std::string("kn")}});
+}
+
+Case gemm_fp8_channel_bias() {
+  return make_case("gemm_fp8",
+                   {operand("a", OPCERT_DTYPE_F8_E4M3FN, {8, 128}, -240, 240),
+                    operand("b", OPCERT_DTYPE_F8_E4M3FN, {32, 128}, -240, 240),
+                    operand("a_scale", OPCERT_DTYPE_F32, {8}, 1e-3, 1e-2),
+                    operand("b_scale", OPCERT_DTYPE_F32, {32}, 1e-3, 1e-2), operand("bias", OPCERT_DTYPE_BF16, {32})},
+                   {operand("c", OPCERT_DTYPE_BF16, {8, 32})}, {{"scaling", std::string("channel")}});
+}
+
+Case gemm_int8_bf16_bias() {
+  Case c = gemm_int8_bf16();
+  c.inputs.push_back(operand("bias", OPCERT_DTYPE_BF16, {16}));
+  return c;
+}
+
+// Eight values a row: the rows' amax differ widely, so the whole tensor's is the wrong scale.
+Case quantize_int8_short_rows() {
+  return make_case("quantize", {operand("x", OPCERT_DTYPE_F32, {16, 8}, -8, 8)},
+                   {operand("q", OPCERT_DTYPE_I8, {16, 8}), operand("scale", OPCERT_DTYPE_F32, {16})});
+}
+
+// Decode-like: 16 queries against 64 keys, where the bottom-right causal mask differs from top-left.
+Case attention_causal_fewer_queries() {
+  return make_case("attention",
+                   {operand("q", OPCERT_DTYPE_F32, {1, 16, 4, 64}), operand("k", OPCERT_DTYPE_F32, {1, 64, 4, 64}),
+                    operand("v", OPCERT_DTYPE_F32, {1, 64, 4, 64})},
+                   {operand("o", OPCERT_DTYPE_F32, {1, 16, 4, 64})}, {{"causal", int64_t{1}}});
+}
+
+Case attention_window() {
+  return make_case("attention",
+                   {operand("q", OPCERT_DTYPE_F32, {1, 32, 4, 64}), operand("k", OPCERT_DTYPE_F32, {1, 32, 4, 64}),
+                    operand("v", OPCERT_DTYPE_F32, {1, 32, 4, 64})},
+                   {operand("o", OPCERT_DTYPE_F32, {1, 32, 4, 64})},
+                   {{"causal", int64_t{1}}, {"window_left", int64_t{8}}});
+}
+
+Case rms_norm_weighted() {
+  return make_case("rms_norm", {operand("x", OPCERT_DTYPE_F32, {4, 256}), operand("weight", OPCERT_DTYPE_F32, {256}, 0.5, 1.5)},
+                   {operand("y", OPCERT_DTYPE_F32, {4, 256})});
+}
+
+Case layer_norm_weighted() {
+  return make_case("layer_norm",
+                   {operand("x", OPCERT_DTYPE_F32, {4, 256}), operand("weight", OPCERT_DTYPE_F32, {256}, 0.5, 1.5),
+                    operand("bias", OPCERT_DTYPE_F32, {256})},
+                   {operand("y", OPCERT_DTYPE_F32, {4, 256})});
+}
+
+// Eight tokens [T, H, D] at scattered positions of a 16-row table.
+Case rope_positions() {
+  TensorSpec cos = operand("cos", OPCERT_DTYPE_F32, {16, 32}), sin = operand("sin", OPCERT_DTYPE_F32, {16, 32});
+  cos.fill.kind = FillSpec::Kind::kRopeCos;
+  sin.fill.kind = FillSpec::Kind::kRopeSin;
+  TensorSpec positions = operand("positions", OPCERT_DTYPE_I32, {8});
+  positions.fill.kind = FillSpec::Kind::kValues;
+  positions.fill.values = {5, 3, 9, 0, 15, 2, 7, 11};
+  return make_case("rope", {operand("q", OPCERT_DTYPE_F32, {8, 2, 64}), cos, sin, positions},
+                   {operand("q_out", OPCERT_DTYPE_F32, {8, 2, 64})});
+}
+
 const Mutation kMutations[] = {
     {"mutants.gemm.bf16_accumulation", gemm_bf16},
     {"mutants.gemm.write_past_end", gemm_bf16},
@@ -127,6 +201,21 @@ const Mutation kMutations[] = {
     {"mutants.layer_norm.wrong_eps", layer_norm_small},
     {"mutants.rope.missing_rotary_pair", rope_fp32},
     {"mutants.softmax.write_past_end", softmax_fp32},
+    {"mutants.gemm.bias_dropped", gemm_bf16_bias},
+    {"mutants.gemm.layout_ignored", gemm_fp32_kn},
+    {"mutants.gemm_fp8.bias_dropped", gemm_fp8_channel_bias},
+    {"mutants.gemm_int8.bias_dropped", gemm_int8_bf16_bias},
+    {"mutants.quantize.wrong_granularity", quantize_int8_short_rows},
+    {"mutants.attention.scale_ignored", attention_causal_gqa},
+    {"mutants.attention.causal_top_left", attention_causal_fewer_queries},
+    {"mutants.attention.window_off_by_one", attention_window},
+    {"mutants.rms_norm.weight_dropped", rms_norm_weighted},
+    {"mutants.rms_norm.mean_off_by_one", rms_norm_weighted},
+    {"mutants.layer_norm.weight_dropped", layer_norm_weighted},
+    {"mutants.layer_norm.unbiased_variance", layer_norm_weighted},
+    {"mutants.rope.wrong_style", rope_fp32},
+    {"mutants.rope.positions_ignored", rope_positions},
+    {"mutants.softmax.last_dropped", softmax_fp32},
 };
 
 class MutationTest : public ::testing::TestWithParam<Mutation> {

@@ -29,8 +29,9 @@ void st(const Tensor& t, int64_t i, double v) {
 void gemm(const sdk::GemmOperands& g, Defect defect) {
   const Tensor &a = *g.a, &b = *g.b, &c = *g.c;
   const auto& bias = g.bias;
-  const bool kn = g.b_layout == sdk::BLayout::kKN;
+  const bool kn = g.b_layout == sdk::BLayout::kKN && defect != Defect::kLayoutIgnored;
   const int64_t M = g.m, K = g.k, N = g.n;
+  const bool add_bias = bias && defect != Defect::kBiasDropped;
   const auto input = [defect](double v) {
     if (defect == Defect::kTf32Inputs) return test::round_to_tf32(v);
     if (defect == Defect::kBf16Inputs) return round_to(OPCERT_DTYPE_BF16, v);
@@ -43,7 +44,7 @@ void gemm(const sdk::GemmOperands& g, Defect defect) {
         s += input(ld(a, m * K + k)) * input(ld(b, kn ? k * N + n : n * K + k));
         if (defect == Defect::kBf16Accumulation) s = round_to(OPCERT_DTYPE_BF16, s);
       }
-      st(c, m * N + n, s + (bias ? ld(*bias, n) : 0.0));
+      st(c, m * N + n, s + (add_bias ? ld(*bias, n) : 0.0));
     }
   if (defect == Defect::kWritePastEnd) st(c, M * N, 0.0);
 }
@@ -74,7 +75,7 @@ void gemm_fp8(const sdk::GemmFp8Operands& g, Defect defect) {
         if (defect == Defect::kScaleDropped) scale_b = 1.0;
         total += scale_a * scale_b * s;
       }
-      st(c, m * N + n, total + (bias ? ld(*bias, n) : 0.0));
+      st(c, m * N + n, total + (bias && defect != Defect::kBiasDropped ? ld(*bias, n) : 0.0));
     }
 }
 
@@ -91,7 +92,7 @@ void gemm_int8(const sdk::GemmInt8Operands& g, Defect defect) {
         continue;
       }
       const double scale_a = defect == Defect::kScaleDropped ? 1.0 : ld(*sa, m);
-      st(c, m * N + n, scale_a * ld(*sb, n) * acc + (bias ? ld(*bias, n) : 0.0));
+      st(c, m * N + n, scale_a * ld(*sb, n) * acc + (bias && defect != Defect::kBiasDropped ? ld(*bias, n) : 0.0));
     }
 }
 
@@ -108,8 +109,10 @@ void quantize(const sdk::QuantizeOperands& g, Defect defect) {
     return amax;
   };
   const int64_t groups = per_tensor ? 1 : M, span = per_tensor ? M * K : K;
+  const bool tensor_amax = per_tensor || defect == Defect::kWrongGranularity;
   for (int64_t g = 0; g < groups; ++g) {
-    const double s = round_to(OPCERT_DTYPE_F32, row_amax(g * span, (g + 1) * span) / qmax);
+    const double amax = tensor_amax ? row_amax(0, M * K) : row_amax(g * span, (g + 1) * span);
+    const double s = round_to(OPCERT_DTYPE_F32, amax / qmax);
     st(scale, g, s);
     for (int64_t i = g * span; i < (g + 1) * span; ++i)
       st(q, i, s == 0.0 ? 0.0 : std::clamp(ld(x, i) / s, -qmax_q, qmax_q));
@@ -125,19 +128,20 @@ void attention(const sdk::AttentionOperands& a, Defect defect) {
   const Tensor &q = *a.q, &k = *a.k, &v = *a.v, &o = *a.o;
   const auto& lse = a.lse;
   const int64_t B = a.batch, Sq = a.sq, Hq = a.hq, D = a.d, Skv = a.skv, Hkv = a.hkv;
-  const double scale = a.scale;
+  const double scale = defect == Defect::kScaleIgnored ? 1.0 : a.scale;
   const bool causal = a.causal;
   const int64_t window = a.window_left, group = a.group();
   for (int64_t bi = 0; bi < B; ++bi)
     for (int64_t h = 0; h < Hq; ++h) {
       const int64_t kvh = defect == Defect::kWrongGqaMapping ? h % Hkv : h / group;
       for (int64_t i = 0; i < Sq; ++i) {
-        const int64_t diagonal = i + Skv - Sq + (defect == Defect::kCausalOffByOne ? 1 : 0);
+        const int64_t diagonal = defect == Defect::kCausalTopLeft ? i : i + Skv - Sq + (defect == Defect::kCausalOffByOne ? 1 : 0);
+        const int64_t narrower = defect == Defect::kWindowOffByOne ? 1 : 0;
         std::vector<double> s;
         std::vector<int64_t> keys;
         for (int64_t j = 0; j < Skv; ++j) {
           if (causal && j > diagonal) continue;
-          if (window >= 0 && j < i + Skv - Sq - window) continue;
+          if (window >= 0 && j < i + Skv - Sq - window + narrower) continue;
           double dot = 0.0;
           for (int64_t d = 0; d < D; ++d)
             dot += ld(q, ((bi * Sq + i) * Hq + h) * D + d) * ld(k, ((bi * Skv + j) * Hkv + kvh) * D + d);
@@ -169,26 +173,31 @@ void norm(const sdk::NormOperands& n, Defect defect) {
   double eps = n.eps;
   if (defect == Defect::kWrongEps) eps *= 10.0;
   const int64_t T = n.t, H = n.h;
+  const bool one_short = defect == Defect::kMeanOffByOne || defect == Defect::kUnbiasedVariance;
+  const double divisor = static_cast<double>(one_short ? H - 1 : H);
+  const bool weighted = w && defect != Defect::kWeightDropped;
   for (int64_t t = 0; t < T; ++t) {
     double mean = 0.0, sq = 0.0;
     for (int64_t h = 0; h < H; ++h) mean += ld(x, t * H + h) / static_cast<double>(H);
     if (!centred) mean = 0.0;
-    for (int64_t h = 0; h < H; ++h) sq += std::pow(ld(x, t * H + h) - mean, 2) / static_cast<double>(H);
+    for (int64_t h = 0; h < H; ++h) sq += std::pow(ld(x, t * H + h) - mean, 2) / divisor;
     for (int64_t h = 0; h < H; ++h)
-      st(y, t * H + h, (ld(x, t * H + h) - mean) / std::sqrt(sq + eps) * (w ? ld(*w, h) : 1.0) + (bias ? ld(*bias, h) : 0.0));
+      st(y, t * H + h,
+         (ld(x, t * H + h) - mean) / std::sqrt(sq + eps) * (weighted ? ld(*w, h) : 1.0) + (bias ? ld(*bias, h) : 0.0));
   }
 }
 
 void rope(const sdk::RopeOperands& r, Defect defect) {
   const Tensor &cos = *r.cos, &sin = *r.sin;
   const auto& positions = r.positions;
-  const bool interleaved = r.style == sdk::RopeStyle::kInterleaved;
+  const bool interleaved = (r.style == sdk::RopeStyle::kInterleaved) != (defect == Defect::kWrongStyle);
+  const bool use_positions = positions && defect != Defect::kPositionsIgnored;
   for (const auto& [x, out] : {std::pair{r.q, r.q_out}, std::pair{r.k, r.k_out}}) {
     if (!x) continue;
     const int64_t D = r.head_dim, H = x->dim(-2), R = r.rotary_dim, half = r.half();
     const int64_t tokens = r.tokens, S = r.seq_len;
     for (int64_t tok = 0; tok < tokens; ++tok) {
-      const auto p = static_cast<int64_t>(positions ? ld(*positions, tok) : static_cast<double>(tok % S));
+      const auto p = static_cast<int64_t>(use_positions ? ld(*positions, tok) : static_cast<double>(tok % S));
       for (int64_t h = 0; h < H; ++h) {
         const int64_t base = (tok * H + h) * D;
         for (int64_t d = R; d < D; ++d) st(*out, base + d, ld(*x, base + d));
@@ -215,7 +224,8 @@ void softmax(const sdk::SoftmaxOperands& s, Defect defect) {
   for (int64_t r = 0; r < rows; ++r) {
     double mx = -std::numeric_limits<double>::infinity(), sum = 0.0;
     for (int64_t i = 0; i < N; ++i) mx = std::max(mx, ld(x, r * N + i));
-    for (int64_t i = 0; i < N; ++i) sum += std::exp(ld(x, r * N + i) - mx);
+    const int64_t summed = defect == Defect::kLastDropped ? N - 1 : N;
+    for (int64_t i = 0; i < summed; ++i) sum += std::exp(ld(x, r * N + i) - mx);
     for (int64_t i = 0; i < N; ++i) st(y, r * N + i, std::exp(ld(x, r * N + i) - mx) / sum);
   }
   if (defect == Defect::kWritePastEnd) st(y, rows * N, 0.5);

@@ -27,6 +27,18 @@ enum class Defect {
   kWrongEps,              // rms_norm, layer_norm: eps ten times too large
   kMissingRotaryPair,     // rope: the last rotary pair left unrotated
   kWrongQuantMax,         // quantize: int8 scaled by 128 instead of 127
+  kBiasDropped,           // gemm, gemm_fp8, gemm_int8 (float out): the bias never added
+  kLayoutIgnored,         // gemm: b read as [N, K] whatever b_layout says
+  kWrongGranularity,      // quantize: per-token codes scaled by the whole tensor's amax
+  kScaleIgnored,          // attention: scores not scaled (scale 1 instead of the attribute or 1/sqrt(D))
+  kCausalTopLeft,         // attention: the causal mask aligned top-left (j <= i), not bottom-right
+  kWindowOffByOne,        // attention: the sliding window one key narrower than window_left says
+  kWeightDropped,         // rms_norm, layer_norm: the weight never applied
+  kMeanOffByOne,          // rms_norm: the mean of squares divided by H - 1
+  kUnbiasedVariance,      // layer_norm: the variance divided by H - 1 (torch.var's default)
+  kWrongStyle,            // rope: split_half pairs rotated where interleaved ones were asked, and back
+  kPositionsIgnored,      // rope: each token's index used though positions are given
+  kLastDropped,           // softmax: the last element left out of the row's sum
 };
 
 // Each computes from operands the op's SDK parser read (opcert/sdk/ops/<op>.h).
