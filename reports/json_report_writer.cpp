@@ -21,19 +21,13 @@ json counts_json(const StatusCounts& counts) {
   return j;
 }
 
-// A bridged backend's package (a Python distribution), null for a library that holds its code.
-json package_json(const BackendRecord& b) {
-  if (b.package.empty()) return nullptr;
-  return {{"name", b.package}, {"version", b.package_version}, {"sha256", string_or_null(b.package_sha256)}};
-}
-
 json backend_json(const BackendRecord& b) {
   return {{"name", b.name},
           {"version", b.version},
           {"source", b.source},
           {"library_path", string_or_null(b.library_path)},
           {"sha256", string_or_null(b.sha256)},
-          {"package", package_json(b)},
+          {"package", package_json(b.package)},
           {"peer", b.peer}};
 }
 
@@ -71,6 +65,11 @@ class JsonReportWriter final : public ReportWriter {
 };
 
 }  // namespace
+
+json package_json(const PackageIdentity& package) {
+  if (package.empty()) return nullptr;
+  return {{"name", package.name}, {"version", package.version}, {"sha256", string_or_null(package.sha256)}};
+}
 
 json report_to_json(const RunReport& report) {
   json backends = json::array();

@@ -14,6 +14,10 @@ inline constexpr const char* kReportSchemaVersion = "2.3";
 /// RunReport::kind of `opcert bench`: report.json then also holds "benchmarks" and "bench_settings".
 inline constexpr const char* kBenchReportKind = "opcert-bench-report";
 
+/// A bridged backend's package as every document records it ({name, version, sha256}), null for a
+/// library that holds its own code.
+nlohmann::json package_json(const PackageIdentity& package);
+
 /// The report.json document; make_json_report_writer() writes it, indented.
 nlohmann::json report_to_json(const RunReport& report);
 

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <tuple>
-
 
 #include "model/case_result_json.h"
 #include "model/input_error.h"
@@ -25,8 +23,7 @@ BackendRecord backend_from(const json& b) {
   BackendRecord r{text_of(b, "name"),         text_of(b, "version"), text_of(b, "source"),
                   text_of(b, "library_path"), text_of(b, "sha256"),  b.value("peer", false)};
   if (const auto p = b.find("package"); p != b.end() && p->is_object())
-    std::tie(r.package, r.package_version, r.package_sha256) =
-        std::tuple(text_of(*p, "name"), text_of(*p, "version"), text_of(*p, "sha256"));
+    r.package = {text_of(*p, "name"), text_of(*p, "version"), text_of(*p, "sha256")};
   return r;
 }
 

@@ -10,6 +10,7 @@
 
 #include "model/bench_record.h"
 #include "model/case_result.h"
+#include "model/package_identity.h"
 
 namespace opcert {
 
@@ -23,9 +24,7 @@ struct BackendRecord {
   bool peer = false;          // taking part only as the peer (alignment and speed yardstick), not gated
   /// The package its code comes from, where the library is a bridge (a Python backend's
   /// distribution): name, version and SHA-256 over its files; empty otherwise.
-  std::string package;
-  std::string package_version;
-  std::string package_sha256;
+  PackageIdentity package;
 };
 
 struct RunReport {

@@ -29,11 +29,8 @@ namespace {
 
 constexpr uint64_t kDefaultAlignment = 64;
 
-template <typename Args>
-bool has_field(const Args* args, size_t end) {
-  return args->struct_size >= end;
-}
-#define BRIDGE_HAS(args, type, field) has_field(args, OPCERT_STRUCT_SIZE(type, field))
+// Whether the caller's argument struct reaches `field` (older hosts pass shorter ones).
+#define BRIDGE_HAS(args, type, field) ((args)->struct_size >= OPCERT_STRUCT_SIZE(type, field))
 
 opcert_error* not_started() {
   return make_error(OPCERT_ERROR_DEVICE, interpreter().error);

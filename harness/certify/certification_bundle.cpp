@@ -10,6 +10,7 @@
 
 #include "certify/bundle_checksums.h"
 #include "certify/bundle_signature.h"
+#include "reports/json_report_writer.h"
 #include "reports/report_reader.h"
 #include "reports/report_writer.h"
 
@@ -36,10 +37,7 @@ json backend_of(const RunReport& report, const std::string& name) {
               {"source", b.source},
               {"library_path", b.library_path.empty() ? json(nullptr) : json(b.library_path)},
               {"sha256", b.sha256.empty() ? json(nullptr) : json(b.sha256)},
-              {"package", b.package.empty() ? json(nullptr)
-                                            : json{{"name", b.package},
-                                                   {"version", b.package_version},
-                                                   {"sha256", b.package_sha256}}}};
+              {"package", package_json(b.package)}};
   return {{"name", name}};
 }
 

@@ -6,6 +6,7 @@
 
 #include "cli/build_info.h"
 #include "opkit/op_registry.h"
+#include "reports/json_report_writer.h"
 
 namespace opcert {
 namespace {
@@ -25,8 +26,7 @@ json source_json(const BackendSource& s, const PackageIdentity& package) {
   json j = {{"kind", "plugin"}, {"library_path", s.library_path}, {"manifest_path", s.manifest_path}, {"sha256", s.sha256}};
   // A backend served by a bridge: where it was found, and the package its code comes from.
   if (!s.origin.empty()) j["origin"] = s.origin;
-  if (!package.name.empty())
-    j["package"] = {{"name", package.name}, {"version", package.version}, {"sha256", package.sha256}};
+  if (!package.empty()) j["package"] = package_json(package);
   return j;
 }
 

@@ -48,8 +48,7 @@ struct Candidate {
 // came from in that run (a Python backend's, docs/PYTHON.md), "" for a library that holds it all.
 struct Rerun {
   std::variant<Status, std::string> got;
-  std::string package;  // "<name> <version>, SHA-256 <hex>"
-  std::string package_sha256;
+  PackageIdentity package;
 };
 
 // Re-runs `c` with this opcert in a fresh directory.
@@ -68,11 +67,8 @@ Rerun rerun_case(const Candidate& c, const std::string& backend, const std::stri
   Rerun rerun{std::string("the rerun has no result for it")};
   try {
     const RunReport report = read_run_report(out);
-    for (const auto& b : report.backends) {
-      if (b.name != backend || b.package.empty()) continue;
-      rerun.package = fmt::format("{} {}, SHA-256 {}", b.package, b.package_version, b.package_sha256);
-      rerun.package_sha256 = b.package_sha256;
-    }
+    for (const auto& b : report.backends)
+      if (b.name == backend) rerun.package = b.package;
     for (const auto& r : report.results)
       if (r.case_id == c.case_id && r.impl_key == c.impl) rerun.got = r.status;
   } catch (const std::exception& e) {
@@ -117,11 +113,12 @@ void rerun(const VerifyOutcome& outcome, const fs::path& bundle, const VerifyFla
   int reproduced = 0;
   for (const auto& c : candidates) {
     const Rerun rerun = rerun_case(c, name, plugin, flags.golden, work);
-    if (!certified_package.empty() && !rerun.package.empty() && rerun.package_sha256 != certified_package &&
-        other_packages.insert(rerun.package).second)
-      problems.push_back(fmt::format("the package that reran ({}) is not the certified one ({} {}, SHA-256 {})",
-                                     rerun.package, package.value("name", "?"), package.value("version", "?"),
-                                     certified_package));
+    if (!certified_package.empty() && !rerun.package.empty() && rerun.package.sha256 != certified_package &&
+        other_packages.insert(rerun.package.sha256).second)
+      problems.push_back(fmt::format("the package that reran ({} {}, SHA-256 {}) is not the certified one ({} {}, "
+                                     "SHA-256 {})",
+                                     rerun.package.name, rerun.package.version, rerun.package.sha256,
+                                     package.value("name", "?"), package.value("version", "?"), certified_package));
     const auto& got = rerun.got;
     if (const auto* status = std::get_if<Status>(&got); status && *status == c.recorded) {
       ++reproduced;

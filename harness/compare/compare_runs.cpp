@@ -193,7 +193,7 @@ std::map<std::string, std::string> facts(const RunReport& run) {
   for (const auto& b : run.backends) {
     if (!b.sha256.empty()) f["backends." + b.name + ".sha256"] = b.sha256;
     if (!b.package.empty())
-      f["backends." + b.name + ".package"] = b.package + " " + b.package_version + " " + b.package_sha256;
+      f["backends." + b.name + ".package"] = b.package.name + " " + b.package.version + " " + b.package.sha256;
   }
   return f;
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "loader/backend_source.h"
+#include "model/package_identity.h"
 
 namespace opcert {
 
@@ -37,14 +38,6 @@ struct DeviceDescription {
   std::string name;
   uint64_t memory_bytes = 0;
   int32_t compute_units = 0;
-};
-
-/// The package a backend's code comes from when its library file does not hold it all (ABI 1.3:
-/// a Python distribution behind the bridge); empty otherwise.
-struct PackageIdentity {
-  std::string name;
-  std::string version;
-  std::string sha256;  // over the package's files (docs/ABI.md, "Packages")
 };
 
 /// One backend a library of several lists (ABI 1.3 backend_list).

@@ -18,6 +18,7 @@ struct BackendSource {
   std::string backend_name;
   std::string entry;
   std::string origin;
+  bool listed_by_opcert_bridge = false;  // found by opcert's own Python bridge, wherever opcert runs
 
   /// "built-in <label>", the manifest path, the origin of a listed backend, or the library path:
   /// how a person finds it again.

@@ -46,7 +46,10 @@ class PluginLoader {
     // A worker of a built-in backend needs no Python: no listed backend can take a built-in's name.
     if (!options_.only.empty() && registry_.find(options_.only) != nullptr) return;
     const std::string where = "built-in python";
-    if (auto opened = open(options_.python_bridge, where, /*reached_again_is_silent=*/false)) add_listed(*opened, where);
+    auto opened = open(options_.python_bridge, where, /*reached_again_is_silent=*/false);
+    if (!opened) return;
+    opened->source.listed_by_opcert_bridge = true;
+    add_listed(*opened, where);
   }
 
   void scan_directory(const std::string& dir) {

@@ -3,8 +3,6 @@
 #include <filesystem>
 #include <string_view>
 
-#include "loader/install_layout.h"
-
 namespace opcert {
 
 std::string shell_quote(const std::string& s) {
@@ -28,11 +26,7 @@ std::string regex_escape(const std::string& s) {
 
 std::vector<std::string> plugin_options_for(const BackendSource& source) {
   if (source.kind != BackendSource::Kind::kPlugin) return {};
-  // opcert loads its own Python bridge wherever it runs: a backend it lists needs no flag.
-  std::error_code ec;
-  if (const auto bridge = python_bridge_library();
-      source.manifest_path.empty() && bridge && std::filesystem::equivalent(source.library_path, *bridge, ec))
-    return {};
+  if (source.listed_by_opcert_bridge) return {};  // found again wherever opcert runs: no flag needed
   if (!source.manifest_path.empty())
     return {"--plugin-dir", std::filesystem::path(source.manifest_path).parent_path().string()};
   return {"--plugin", source.library_path};

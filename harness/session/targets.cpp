@@ -16,10 +16,7 @@ BackendRecord backend_record(const RunTarget& t) {
   r.source = src.kind == BackendSource::Kind::kPlugin ? "plugin" : "built-in";
   r.library_path = src.library_path;
   r.sha256 = src.sha256;
-  const PackageIdentity& package = t.backend->package();
-  r.package = package.name;
-  r.package_version = package.version;
-  r.package_sha256 = package.sha256;
+  r.package = t.backend->package();
   r.peer = t.peer;
   return r;
 }

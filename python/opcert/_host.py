@@ -6,6 +6,7 @@ tensors; a Python exception becomes the ABI error of the call, with its last tra
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.metadata as metadata
 import os
@@ -28,8 +29,10 @@ def start(libtorch_version: str) -> List[str]:
     return _environment.add_active_environment()
 
 
-def _entry_points() -> List[metadata.EntryPoint]:
-    return list(metadata.entry_points(group=GROUP))
+@functools.lru_cache(maxsize=None)
+def _entry_points() -> Tuple[metadata.EntryPoint, ...]:
+    """Read once a process: the runner lists them, then loads each backend it listed."""
+    return tuple(metadata.entry_points(group=GROUP))
 
 
 def list_backends() -> List[Tuple[str, str, str, Optional[str]]]:
