@@ -15,6 +15,16 @@ std::string describe_metrics(const TensorMetrics& m) {
       text_number(m.error_ratio), text_number(m.zero_fraction));
 }
 
+std::string describe_rounding(const TensorMetrics& m) {
+  const RoundingMetrics& r = m.rounding;
+  if (r.decisive == 0 && r.bias_elements == 0) return "";
+  std::string text = fmt::format("{}: rounding decided on {} elements, {} not to nearest even", m.name, r.decisive, r.misrounded);
+  if (!r.bias_direction.empty())
+    text += fmt::format("; bias {} ulp by {} over {} elements, z {}{}", text_number(r.bias_ulp), r.bias_direction,
+                        r.bias_elements, text_number(r.bias_z), r.biased ? " (biased)" : "");
+  return text;
+}
+
 std::string describe_worst_element(const TensorMetrics& m) {
   if (m.worst.index < 0) return "";
   return fmt::format("{}[{}]: got {}, expected {}, bound {}", m.name, m.worst.index, text_number(m.worst.got),
@@ -27,6 +37,7 @@ std::string describe_result(const CaseResult& r) {
   for (const auto& m : r.metrics) {
     text += describe_metrics(m) + "\n";
     if (const auto worst = describe_worst_element(m); !worst.empty()) text += "  worst element " + worst + "\n";
+    if (const auto rounding = describe_rounding(m); !rounding.empty()) text += "  " + rounding + "\n";
   }
   if (r.sampled) text += "reference checked on a sample of the outputs\n";
   if (r.out_of_bounds_write) text += "the backend wrote past the end of an output buffer\n";

@@ -14,6 +14,10 @@ std::string describe_metrics(const TensorMetrics& metrics);
 /// "C[17]: got 1.5, expected 1.25, bound 0.01", or "" when there is no worst element.
 std::string describe_worst_element(const TensorMetrics& metrics);
 
+/// "C: rounding decided on 900 elements, 0 not to nearest even; bias -0.01 ulp by magnitude over
+/// 1000 elements, z 0", or "" when no rounding check applied.
+std::string describe_rounding(const TensorMetrics& metrics);
+
 /// The full failure text: the message, one line per output's metrics, the sampled and
 /// out-of-bounds notes, the alignment figure and the repro line.
 std::string describe_result(const CaseResult& result);

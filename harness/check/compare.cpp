@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "check/rounding_check.h"
 #include "model/scalar_codec.h"
 
 namespace opcert {
@@ -14,12 +15,15 @@ namespace {
 constexpr double kMistrustedZeroFraction = 0.9;
 constexpr int64_t kMistrustedMinElements = 16;
 
-// Where the ideal quotient may land after fp32 noise in the backend's scale and division.
-constexpr double kQuotientNoise = 8.0 * 0x1.0p-24;
+// A code is the rounding of the ideal quotient or, where the quotient's noise straddles a rounding
+// boundary, of a value within that noise.
+bool acceptable_code(opcert_dtype dtype, double got, double ideal, double noise) {
+  return got == round_to(dtype, ideal) || got == round_to(dtype, ideal - noise) || got == round_to(dtype, ideal + noise);
+}
 
-bool acceptable_code(opcert_dtype dtype, double got, double ideal) {
-  const double lo = ideal * (1.0 - kQuotientNoise), hi = ideal * (1.0 + kQuotientNoise);
-  return got == round_to(dtype, ideal) || got == round_to(dtype, lo) || got == round_to(dtype, hi);
+// How far past its bound a misrounded element counts: one more than its ulps from the right bits.
+double misrounded_ratio(opcert_dtype dtype, double got, double held) {
+  return 1.0 + static_cast<double>(ulp_distance(dtype, got, held));
 }
 
 // Is `got` the special value the reference asks for (NaN for NaN, the same infinity)?
@@ -32,6 +36,16 @@ bool same_special(opcert_dtype dtype, double got, double expected) {
 
 }  // namespace
 
+std::string describe_bias(const RoundingMetrics& r) {
+  const char* toward = r.bias_direction == "magnitude" ? (r.bias_ulp < 0 ? "toward zero" : "away from zero")
+                                                       : (r.bias_ulp < 0 ? "downward" : "upward");
+  // The chance of so large a lean under rounding to nearest, from z (1 - confidence would cancel).
+  const double chance = 0.5 * std::erfc(r.bias_z / std::sqrt(2.0));
+  return fmt::format("mean error {:+.3f} ulp ({}) over {} elements, {:.1f} standard errors beyond what rounding to "
+                     "nearest allows (chance {:.2g})",
+                     r.bias_ulp, toward, r.bias_elements, r.bias_z, chance);
+}
+
 TensorMetrics compare_output(const HostTensor& got, const ReferenceOutput& ref, const OutputTolerance& tol) {
   TensorMetrics m;
   m.name = ref.name;
@@ -42,6 +56,7 @@ TensorMetrics compare_output(const HostTensor& got, const ReferenceOutput& ref, 
   double sum_abs = 0.0, sum_sq = 0.0, dot = 0.0, got_sq = 0.0, ref_sq = 0.0;
   int64_t finite_pairs = 0, zeros = 0;
   double worst_ratio = -1.0;
+  RoundingCheck rounding(tol);
 
   for (std::size_t k = 0; k < n; ++k) {
     const int64_t index = sampled ? ref.indices[k] : static_cast<int64_t>(k);
@@ -67,17 +82,22 @@ TensorMetrics compare_output(const HostTensor& got, const ReferenceOutput& ref, 
           mismatch = g != x;
           ratio = mismatch ? std::numeric_limits<double>::infinity() : 0.0;
           break;
-        case OutputTolerance::Rule::kQuantizedCode:
-          mismatch = !acceptable_code(tol.dtype, g, x);
+        case OutputTolerance::Rule::kQuantizedCode: {
+          const bool misrounded = rounding.observe(k, g, x, held);
+          mismatch = misrounded || !acceptable_code(tol.dtype, g, x, tol.noise ? tol.noise(k) : 0.0);
           err = std::fabs(g - held);
           bound = 1.0;  // one code
-          ratio = mismatch ? 1.0 + static_cast<double>(ulp_distance(tol.dtype, g, held)) : 0.0;
+          ratio = mismatch ? misrounded_ratio(tol.dtype, g, held) : 0.0;
           break;
-        case OutputTolerance::Rule::kBound:
+        }
+        case OutputTolerance::Rule::kBound: {
           bound = tol.bound(k, x);
           ratio = err == 0.0 ? 0.0 : (bound > 0.0 ? err / bound : std::numeric_limits<double>::infinity());
-          mismatch = err > bound;
+          const bool misrounded = rounding.observe(k, g, x, held);
+          if (misrounded) ratio = std::max(ratio, misrounded_ratio(tol.dtype, g, held));
+          mismatch = err > bound || misrounded;
           break;
+        }
       }
       ++finite_pairs;
       sum_abs += err;
@@ -102,16 +122,27 @@ TensorMetrics compare_output(const HostTensor& got, const ReferenceOutput& ref, 
   m.cosine = (got_sq == 0.0 && ref_sq == 0.0) ? 1.0 : (got_sq == 0.0 || ref_sq == 0.0) ? 0.0 : dot / std::sqrt(got_sq * ref_sq);
   m.error_ratio = std::max(worst_ratio, 0.0);
   m.zero_fraction = n == 0 ? 0.0 : static_cast<double>(zeros) / static_cast<double>(n);
+  m.rounding = rounding.finish();
   return m;
 }
 
 Status judge(const std::vector<TensorMetrics>& metrics, std::string& message, bool zeros_expected) {
   for (const auto& m : metrics) {
+    if (m.rounding.biased) {
+      message = fmt::format("{}: biased rounding: {}{}", m.name, describe_bias(m.rounding),
+                            m.mismatches ? fmt::format("; {} of {} elements out of bound", m.mismatches, m.checked) : "");
+      return Status::kFailed;
+    }
+  }
+  for (const auto& m : metrics) {
     if (m.mismatches > 0) {
+      std::string notes;
+      if (m.nan_inf_mismatches) notes += fmt::format(" ({} NaN/Inf mismatches)", m.nan_inf_mismatches);
+      if (m.rounding.misrounded)
+        notes += fmt::format(" ({} of {} decided elements not rounded to nearest even)", m.rounding.misrounded, m.rounding.decisive);
       message = fmt::format("{}: {} of {} elements out of bound{}; worst at [{}]: got {} expected {} (bound {:.3g}, {:.3g}x)",
-                            m.name, m.mismatches, m.checked,
-                            m.nan_inf_mismatches ? fmt::format(" ({} NaN/Inf mismatches)", m.nan_inf_mismatches) : "",
-                            m.worst.index, m.worst.got, m.worst.expected, m.worst.bound, m.error_ratio);
+                            m.name, m.mismatches, m.checked, notes, m.worst.index, m.worst.got, m.worst.expected,
+                            m.worst.bound, m.error_ratio);
       return Status::kFailed;
     }
   }

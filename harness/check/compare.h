@@ -12,7 +12,10 @@ namespace opcert {
 /// Metrics of `got` against `ref` (all elements, or ref.indices when sampled).
 TensorMetrics compare_output(const HostTensor& got, const ReferenceOutput& ref, const OutputTolerance& tolerance);
 
-/// The status the metrics of every output give together: FAILED on any mismatch, MISTRUSTED when
+/// One line on a rounding bias: its size in ulp, its direction, its support and confidence.
+std::string describe_bias(const RoundingMetrics& rounding);
+
+/// The status the metrics of every output give together: FAILED on biased rounding or any mismatch, MISTRUSTED when
 /// the reference is degenerate (mostly zeros) so a pass proves little, PASSED otherwise.
 /// `zeros_expected` (a case tagged "zeros_expected": K = 0, empty key sequences, ...) waives the
 /// MISTRUSTED rule: there the zeros are the point, and the NaN-filled output proves they were written.

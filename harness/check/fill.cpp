@@ -19,8 +19,8 @@ double element(const FillSpec& f, const CounterRng& rng, int64_t i, int64_t colu
     case FillSpec::Kind::kRandom: return f.lo + (f.hi - f.lo) * rng.uniform(static_cast<uint64_t>(i));
     case FillSpec::Kind::kExact: {
       if (f.density < 1.0 && rng.uniform(static_cast<uint64_t>(i), 1) >= f.density) return 0.0;
-      const double span = std::floor(f.hi) - std::ceil(f.lo) + 1.0;
-      return std::ceil(f.lo) + std::floor(rng.uniform(static_cast<uint64_t>(i)) * span);
+      const double lo = std::ceil(f.lo / f.step), span = std::floor(f.hi / f.step) - lo + 1.0;
+      return f.step * (lo + std::floor(rng.uniform(static_cast<uint64_t>(i)) * span));
     }
     case FillSpec::Kind::kValues: return f.values[static_cast<std::size_t>(i)];
     case FillSpec::Kind::kRopeCos:

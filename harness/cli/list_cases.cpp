@@ -17,7 +17,8 @@ namespace {
 json fill_json(const FillSpec& f) {
   switch (f.kind) {
     case FillSpec::Kind::kRandom: return {{"kind", "uniform"}, {"lo", f.lo}, {"hi", f.hi}};
-    case FillSpec::Kind::kExact: return {{"kind", "integers"}, {"lo", f.lo}, {"hi", f.hi}, {"density", f.density}};
+    case FillSpec::Kind::kExact:
+      return {{"kind", "integers"}, {"lo", f.lo}, {"hi", f.hi}, {"density", f.density}, {"step", f.step}};
     case FillSpec::Kind::kValues: return {{"kind", "values"}, {"values", f.values}};
     case FillSpec::Kind::kRopeCos: return {{"kind", "rope_cos"}, {"base", f.base}};
     case FillSpec::Kind::kRopeSin: return {{"kind", "rope_sin"}, {"base", f.base}};

@@ -12,7 +12,10 @@
 
 namespace opcert {
 
-enum class FillMode { kRandom, kExact };
+/// How a case's inputs are drawn (docs/SUITES.md): random values; small integers whose every
+/// partial result is exact; or values whose exact results fall between and on the output dtype's
+/// rounding boundaries, so that only round-to-nearest-even gives the expected bits.
+enum class FillMode { kRandom, kExact, kRounding };
 
 struct Case {
   std::string suite;   // "smoke", "sweeps/gemm", a file path

@@ -21,6 +21,23 @@ struct WorstElement {
   double bound = 0.0;      // the allowed |got - expected| at that element
 };
 
+/// The rounding checks of one output (docs/TOLERANCES.md, "Rounding").
+struct RoundingMetrics {
+  /// Elements whose correctly rounded value is known: their exact value lies farther from every
+  /// rounding boundary than a conforming computation's error can reach. Each must hold that value.
+  int64_t decisive = 0;
+  int64_t misrounded = 0;        // of those, elements that do not
+  /// The test of biased rounding: the mean signed error, in spacings of the output dtype, of the
+  /// elements whose error is the final rounding's (a conforming computation's own error is
+  /// under a sixteenth of a spacing there).
+  int64_t bias_elements = 0;
+  double bias_ulp = 0.0;         // the mean error in the direction below; <0 shrinks the values
+  std::string bias_direction;    // "magnitude" (toward/away from zero) or "value" (down/up)
+  double bias_z = 0.0;           // standard errors by which |bias| exceeds what conforming code reaches
+  double bias_confidence = 0.0;  // the one-sided normal confidence of that excess
+  bool biased = false;           // z beyond the threshold: FAILED, "biased rounding"
+};
+
 /// Comparison of one output tensor with the reference (docs/TOLERANCES.md defines each field).
 struct TensorMetrics {
   std::string name;
@@ -37,6 +54,7 @@ struct TensorMetrics {
   double error_ratio = 0.0;       // max |got - expected| / bound: < 1 passes
   double zero_fraction = 0.0;     // fraction of exact zeros in the output (MISTRUSTED check)
   WorstElement worst;
+  RoundingMetrics rounding;
 };
 
 struct CaseResult {

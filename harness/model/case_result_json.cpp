@@ -24,6 +24,30 @@ const json& field(const json& j, const char* name) {
   return *it;
 }
 
+json rounding_json(const RoundingMetrics& r) {
+  return {{"decisive", r.decisive},
+          {"misrounded", r.misrounded},
+          {"bias_elements", r.bias_elements},
+          {"bias_ulp", number_to_json(r.bias_ulp)},
+          {"bias_direction", r.bias_direction},
+          {"bias_z", number_to_json(r.bias_z)},
+          {"bias_confidence", number_to_json(r.bias_confidence)},
+          {"biased", r.biased}};
+}
+
+RoundingMetrics rounding_from(const json& j) {
+  RoundingMetrics r;
+  r.decisive = field(j, "decisive").get<int64_t>();
+  r.misrounded = field(j, "misrounded").get<int64_t>();
+  r.bias_elements = field(j, "bias_elements").get<int64_t>();
+  r.bias_ulp = number_from(field(j, "bias_ulp"), "rounding.bias_ulp");
+  r.bias_direction = field(j, "bias_direction").get<std::string>();
+  r.bias_z = number_from(field(j, "bias_z"), "rounding.bias_z");
+  r.bias_confidence = number_from(field(j, "bias_confidence"), "rounding.bias_confidence");
+  r.biased = field(j, "biased").get<bool>();
+  return r;
+}
+
 json metrics_json(const TensorMetrics& m) {
   return {{"name", m.name},
           {"checked", m.checked},
@@ -42,7 +66,8 @@ json metrics_json(const TensorMetrics& m) {
            {{"index", m.worst.index},
             {"got", number_to_json(m.worst.got)},
             {"expected", number_to_json(m.worst.expected)},
-            {"bound", number_to_json(m.worst.bound)}}}};
+            {"bound", number_to_json(m.worst.bound)}}},
+          {"rounding", rounding_json(m.rounding)}};
 }
 
 TensorMetrics metrics_from(const json& j) {
@@ -65,6 +90,7 @@ TensorMetrics metrics_from(const json& j) {
   m.worst.got = number_from(field(w, "got"), "worst.got");
   m.worst.expected = number_from(field(w, "expected"), "worst.expected");
   m.worst.bound = number_from(field(w, "bound"), "worst.bound");
+  if (auto it = j.find("rounding"); it != j.end()) m.rounding = rounding_from(*it);  // since schema 2.4
   return m;
 }
 

@@ -204,6 +204,24 @@ double unit_roundoff(opcert_dtype dtype) {
   }
 }
 
+double grid_spacing(opcert_dtype dtype, double value) {
+  int mbits = 0, min_exponent = 0;
+  switch (dtype) {
+    case OPCERT_DTYPE_F64: mbits = 52; min_exponent = -1022; break;
+    case OPCERT_DTYPE_F32: mbits = 23; min_exponent = -126; break;
+    case OPCERT_DTYPE_I8:
+    case OPCERT_DTYPE_I32: return 1.0;
+    default: {
+      const Format& f = *format_of(dtype);
+      mbits = f.mbits;
+      min_exponent = 1 - f.bias();
+    }
+  }
+  int exp2 = 0;
+  std::frexp(std::fabs(value), &exp2);  // |value| = frac * 2^exp2, frac in [0.5, 1)
+  return std::ldexp(1.0, std::max(exp2 - 1, min_exponent) - mbits);
+}
+
 double max_finite(opcert_dtype dtype) {
   switch (dtype) {
     case OPCERT_DTYPE_F64: return std::numeric_limits<double>::max();

@@ -36,6 +36,10 @@ int64_t ulp_distance(opcert_dtype dtype, double a, double b);
 /// Unit roundoff u = 2^-p of a floating dtype (fp32 2^-24, bf16 2^-8, ...); 0 for integers.
 double unit_roundoff(opcert_dtype dtype);
 
+/// The spacing of `dtype`'s values in the binade of |value| (the subnormal spacing below the
+/// normal range; 1 for integers): the unit the rounding checks count errors in.
+double grid_spacing(opcert_dtype dtype, double value);
+
 /// Largest finite value of a dtype.
 double max_finite(opcert_dtype dtype);
 

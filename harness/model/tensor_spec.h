@@ -14,7 +14,7 @@ namespace opcert {
 struct FillSpec {
   enum class Kind {
     kRandom,    // uniform in [lo, hi], then rounded to the dtype
-    kExact,     // integers in [lo, hi], with probability `density` of being non-zero
+    kExact,     // multiples of `step` in [lo, hi], with probability `density` of being non-zero
     kValues,    // exactly `values` (cu_seqlens, positions, and hand-made tests)
     kRopeCos,   // cos(p * base^(-2i/R)) table, row p, column i (R = 2 * columns)
     kRopeSin,   // sin of the same angles
@@ -23,6 +23,7 @@ struct FillSpec {
   double lo = -1.0;
   double hi = 1.0;
   double density = 1.0;
+  double step = 1.0;            // kExact: the grid (0.5: half-integers)
   double base = 10000.0;        // rotary tables only
   std::vector<double> values;   // kValues
   /// Special values planted after the fill: every `special_every`-th element (0 = none)

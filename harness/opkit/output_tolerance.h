@@ -22,6 +22,18 @@ struct OutputTolerance {
   /// absolute(k) + relative * |expected rounded to the output dtype|.
   std::function<double(std::size_t k)> absolute;
   double relative = 0.0;
+  /// kBound and kQuantizedCode: the largest error a conforming value may carry before its final
+  /// rounding into dtype (docs/TOLERANCES.md, "Rounding"). Where the exact value lies farther
+  /// than this from every rounding boundary of dtype, round-to-nearest-even's result is known and
+  /// required bit for bit; 0 says the value before rounding is exact, so ties are decided too.
+  /// Unset for kBound: `absolute` (check/tolerance.h fills it in).
+  std::function<double(std::size_t k)> noise;
+  /// kBound: the part of `noise` that need not average out over many elements: all of it but the
+  /// roundings to nearest of intermediates into dtype, which are unbiased. Elements where it is
+  /// far below one spacing of dtype feed the test of biased rounding. Unset: `noise`.
+  std::function<double(std::size_t k)> bias_noise;
+  /// Whether the rounding checks run: not where a platform config overrides the bound.
+  bool rounding_checks = true;
 
   double bound(std::size_t k, double expected) const;
 };

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "model/dtype.h"
+#include "model/scalar_codec.h"
 
 namespace opcert::opkit {
 namespace {
@@ -158,7 +159,8 @@ std::vector<std::string> ParamReader::strings(const std::string& name) const {
 
 CommonParams read_common(const ParamReader& p) {
   CommonParams common;
-  common.fill = p.choice("fill", {"random", "exact"}) == "exact" ? FillMode::kExact : FillMode::kRandom;
+  const auto fill = p.choice("fill", {"random", "exact", "rounding"});
+  common.fill = fill == "exact" ? FillMode::kExact : fill == "rounding" ? FillMode::kRounding : FillMode::kRandom;
   for (const auto& s : p.strings("specials")) {
     if (s != "nan" && s != "inf" && s != "-inf" && s != "large" && s != "-large")
       fail(fmt::format("parameter 'specials' holds '{}'; known: nan, inf, -inf, large, -large", s));
@@ -176,6 +178,17 @@ void require_random_fill(const CommonParams& common, std::string_view op) {
     fail(fmt::format("fill 'exact' is not defined for {}: its result is not a finite sum of products "
                      "of small integers; use fill 'random'",
                      op));
+  if (common.fill == FillMode::kRounding)
+    fail(fmt::format("fill 'rounding' is not defined for {}: a conforming computation of it carries fp32 noise, so "
+                     "its exact results cannot be placed on rounding ties (docs/TOLERANCES.md, \"Rounding\"); the "
+                     "rounding checks judge its random cases; use fill 'random'",
+                     op));
+}
+
+void require_fill_without_specials(const CommonParams& common) {
+  if (common.fill == FillMode::kRounding && !common.specials.empty())
+    fail("parameter 'specials' cannot go with fill 'rounding', whose values are placed on rounding ties; "
+         "drop one of them");
 }
 
 void allow_specials(const CommonParams& common, std::initializer_list<std::string_view> allowed, std::string_view why) {
@@ -186,7 +199,7 @@ void allow_specials(const CommonParams& common, std::initializer_list<std::strin
 
 void finish_case(Case& c, const CommonParams& common) {
   c.fill_mode = common.fill;
-  if (common.fill == FillMode::kExact) c.tags.push_back("exact");
+  if (common.fill != FillMode::kRandom) c.tags.emplace_back(fill_mode_name(common.fill));
   if (!common.specials.empty()) {
     if (c.inputs.empty()) fail("parameter 'specials' needs an input to plant them in");
     auto& first = c.inputs.front();
@@ -229,6 +242,12 @@ FillSpec integers(double lo, double hi, double density) {
   return f;
 }
 
+FillSpec grid(double lo, double hi, double step) {
+  FillSpec f = integers(lo, hi, 1.0);
+  f.step = step;
+  return f;
+}
+
 FillSpec values(std::vector<double> v) {
   FillSpec f;
   f.kind = FillSpec::Kind::kValues;
@@ -257,6 +276,18 @@ double exact_dot_density(int64_t k, opcert_dtype out) {
   const double limit = std::ldexp(1.0, std::min(significand_bits(out), 24));
   if (k <= 0) return 1.0;
   return std::min(1.0, (limit - 2.0) / 10.0 / static_cast<double>(k));
+}
+
+int64_t rounding_dot_range(int64_t k, opcert_dtype in, opcert_dtype out, int accumulator_bits) {
+  const double terms = static_cast<double>(std::max<int64_t>(k, 1));
+  // Inputs: integers up to 2^p of `in` are exact (int8: its range).
+  const double exact_in = in == OPCERT_DTYPE_I8 ? 127.0 : std::ldexp(1.0, std::min(significand_bits(in), 24));
+  // Every partial sum below the accumulator's exact range and out's largest value: k r^2 + r.
+  const double limit = std::min(std::ldexp(1.0, accumulator_bits), max_finite(out));
+  const double safe = std::floor(std::sqrt(limit / (terms + 1.0)));
+  // A typical result (about sqrt(k) r^2 / 3) near 2^(p+1), where out's spacing is 2 or 4: ties are frequent.
+  const double tie_rich = std::ceil(std::sqrt(3.0 * std::ldexp(1.0, significand_bits(out) + 1) / std::sqrt(terms)));
+  return static_cast<int64_t>(std::max(1.0, std::min({exact_in, safe, tie_rich})));
 }
 
 std::string declared_dtype(opcert_dtype in, opcert_dtype out) {

@@ -77,16 +77,19 @@ struct CommonParams {
 
 CommonParams read_common(const ParamReader& p);
 
-/// Rejects fill=exact for an op whose results are transcendental (exponentials, square roots,
-/// sines): no small-integer fill makes them exact.
+/// Rejects fill=exact and fill=rounding for an op whose results are transcendental (exponentials,
+/// square roots, sines): no small-integer fill makes them exact.
 void require_random_fill(const CommonParams& common, std::string_view op);
+
+/// Rejects specials with fill=rounding, whose values are placed on the output's rounding ties.
+void require_fill_without_specials(const CommonParams& common);
 
 /// Rejects special values the first input cannot carry or the op's contract excludes.
 void allow_specials(const CommonParams& common, std::initializer_list<std::string_view> allowed,
                     std::string_view why);
 
 /// Applies fill mode, specials (planted in the first input) and sample_elements, and adds the
-/// tags "exact" and one per special.
+/// tags "exact" or "rounding" and one per special.
 void finish_case(Case& c, const CommonParams& common);
 
 /// A tensor operand (an output, or an input whose fill is set afterwards).
@@ -94,6 +97,8 @@ TensorSpec tensor(std::string name, opcert_dtype dtype, std::vector<int64_t> sha
 FillSpec uniform(double lo, double hi);
 FillSpec integers(double lo, double hi, double density);
 FillSpec values(std::vector<double> v);
+/// Multiples of `step` in [lo, hi] (fill "rounding": half-integer quotients).
+FillSpec grid(double lo, double hi, double step);
 
 /// Significant bits of a dtype's significand (bf16 8, fp16 11, fp32 24; int32 31).
 int significand_bits(opcert_dtype dtype);
@@ -102,6 +107,12 @@ int significand_bits(opcert_dtype dtype);
 /// over a reduction of length k (docs/SUITES.md): keeps every partial sum, plus a bias in [-2, 2],
 /// exactly representable in `out`.
 double exact_dot_density(int64_t k, opcert_dtype out);
+
+/// The integers [-r, r] of a dot-product fill "rounding" (docs/SUITES.md): its results land between
+/// and on the rounding boundaries of `out` (most above 2^p, where out's spacing exceeds 1), while
+/// every input is exact in `in`, and every partial sum of k products plus a bias of the same range
+/// stays an integer below 2^accumulator_bits (exact in the accumulator) and below out's largest value.
+int64_t rounding_dot_range(int64_t k, opcert_dtype in, opcert_dtype out, int accumulator_bits = 24);
 
 /// Powers of two from {2, 1, 1/2, 1/4}, a fixed pattern over n elements: exact scale factors.
 std::vector<double> power_of_two_scales(int64_t n);

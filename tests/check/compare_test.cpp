@@ -1,4 +1,5 @@
 #include "check/compare.h"
+#include "check/rounding_check.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -94,11 +95,75 @@ TEST(Compare, OneElementOutOfBoundFailsAndIsNamed) {
   EXPECT_GT(m.error_ratio, 1.0);
   std::string message;
   EXPECT_EQ(judge({m}, message), Status::kFailed);
-  EXPECT_THAT(message, HasSubstr("c: 1 of 4 elements out of bound; worst at [3]"));
+  EXPECT_THAT(message, HasSubstr("c: 1 of 4 elements out of bound (1 of 4 decided elements not rounded to nearest even); worst at [3]"));
 
-  // One ulp off passes: it is within 2u|v|.
+  // One ulp off is within 2u|v|, but 4 is exact and the accumulation noise (no magnitude here:
+  // the least subnormal) cannot move it across a rounding boundary: the element is decided, and
+  // misrounded.
   const HostTensor close = tensor_of(c.outputs[0], {1.0, 2.0, 3.0, 4.0 + 0x1.0p-5});
-  EXPECT_EQ(compare_output(close, ref, output_tolerance(c, ref)).mismatches, 0);
+  const TensorMetrics one_off = compare_output(close, ref, output_tolerance(c, ref));
+  EXPECT_EQ(one_off.mismatches, 1);
+  EXPECT_EQ(one_off.rounding.misrounded, 1);
+  EXPECT_EQ(one_off.rounding.decisive, 4);
+  // Where the noise straddles a boundary the element is not decided, and the bound alone judges it.
+  const ReferenceOutput noisy = reference("c", {1.0, 2.0, 3.0, 4.0}, {1.0, 2.0, 3.0, 4e5});
+  const TensorMetrics undecided = compare_output(close, noisy, output_tolerance(c, noisy));
+  EXPECT_EQ(undecided.rounding.decisive, 3);
+  EXPECT_EQ(undecided.mismatches, 0);
+}
+
+// 2000 values whose bf16 roundings are truncated (toward zero) or rounded to nearest even.
+std::pair<ReferenceOutput, HostTensor> rounded_values(const TensorSpec& out, bool truncate) {
+  std::vector<double> exact, got;
+  for (int i = 0; i < 2000; ++i) {
+    const double x = (i % 2 ? -1.0 : 1.0) * (1.0 + 0.37 * std::fmod(i * 0.6180339887, 1.0) + 1e-9 * i);
+    exact.push_back(x);
+    const double spacing = grid_spacing(OPCERT_DTYPE_BF16, x);
+    got.push_back(truncate ? std::copysign(std::floor(std::fabs(x) / spacing) * spacing, x) : round_to(OPCERT_DTYPE_BF16, x));
+  }
+  TensorSpec s = out;
+  s.shape = {static_cast<int64_t>(exact.size())};
+  return {reference("c", exact, std::vector<double>(exact.size(), 0.0)), tensor_of(s, got)};
+}
+
+TEST(Rounding, TruncationIsBiasedRoundingAndRoundToNearestIsNot) {
+  const Case c = gemm_case(OPCERT_DTYPE_BF16, 16);
+  for (const bool truncate : {false, true}) {
+    const auto [ref, got] = rounded_values(c.outputs[0], truncate);
+    const TensorMetrics m = compare_output(got, ref, output_tolerance(c, ref));
+    EXPECT_EQ(m.rounding.bias_elements, 2000);
+    EXPECT_EQ(m.rounding.bias_direction, truncate ? "magnitude" : m.rounding.bias_direction);
+    EXPECT_EQ(m.rounding.biased, truncate) << m.rounding.bias_ulp << " ulp, z " << m.rounding.bias_z;
+    std::string message;
+    EXPECT_EQ(judge({m}, message), truncate ? Status::kFailed : Status::kPassed);
+    if (truncate) {
+      EXPECT_THAT(message, HasSubstr("c: biased rounding: mean error -0.4"));
+      EXPECT_THAT(message, HasSubstr("(toward zero)"));
+      EXPECT_LT(m.rounding.bias_ulp, -0.4);
+      EXPECT_GT(m.rounding.bias_z, 6.0);
+    } else {
+      EXPECT_LT(std::fabs(m.rounding.bias_ulp), 0.05);
+    }
+  }
+}
+
+TEST(Rounding, AValueIsDecidedWhereItsNoiseCannotReachARoundingBoundary) {
+  // bf16 around 1: spacing 2^-7, boundaries at odd multiples of 2^-8.
+  EXPECT_TRUE(rounding_is_decided(OPCERT_DTYPE_BF16, 1.0 + 0x1.0p-9, 0x1.0p-12));
+  EXPECT_FALSE(rounding_is_decided(OPCERT_DTYPE_BF16, 1.0 + 0x1.0p-8 - 0x1.0p-12, 0x1.0p-11));
+  // On a tie only an exact value (noise 0) is decided: to even.
+  EXPECT_FALSE(rounding_is_decided(OPCERT_DTYPE_BF16, 1.0 + 0x1.0p-8, 0x1.0p-30));
+  EXPECT_TRUE(rounding_is_decided(OPCERT_DTYPE_BF16, 1.0 + 0x1.0p-8, 0.0));
+  EXPECT_EQ(round_to(OPCERT_DTYPE_BF16, 1.0 + 0x1.0p-8), 1.0);
+}
+
+TEST(Rounding, APlatformOverrideTurnsTheChecksOff) {
+  const Case c = gemm_case(OPCERT_DTYPE_BF16, 16);
+  const auto [ref, got] = rounded_values(c.outputs[0], true);
+  const TensorMetrics m = compare_output(got, ref, output_tolerance(c, ref, BoundOverride{std::nullopt, 0x1.0p-6}));
+  EXPECT_EQ(m.rounding.decisive, 0);
+  EXPECT_FALSE(m.rounding.biased);
+  EXPECT_EQ(m.mismatches, 0);
 }
 
 TEST(Compare, NanAndInfMustMatchTheReference) {

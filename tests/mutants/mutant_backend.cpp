@@ -35,46 +35,59 @@ class MutantBackend : public sdk::Backend {
                                 {Defect::kTf32Inputs, "tf32_inputs"},
                                 {Defect::kBf16Inputs, "bf16_inputs"},
                                 {Defect::kBiasDropped, "bias_dropped"},
-                                {Defect::kLayoutIgnored, "layout_ignored"}}});
+                                {Defect::kLayoutIgnored, "layout_ignored"},
+                                {Defect::kTruncatedOutput, "truncated_output"},
+                                {Defect::kHalfAwayOutput, "half_away_output"},
+                                {Defect::kOddOutput, "odd_output"}}});
     add_op<sdk::GemmFp8Operands>({"gemm_fp8", sdk::parse_gemm_fp8, gemm_fp8, nullptr,
                                   {{Defect::kNone, "correct"},
                                    {Defect::kScaleDropped, "scale_dropped"},
                                    {Defect::kBlockScaleTransposed, "block_scale_transposed"},
-                                   {Defect::kBiasDropped, "bias_dropped"}}});
+                                   {Defect::kBiasDropped, "bias_dropped"},
+                                   {Defect::kTruncatedOutput, "truncated_output"}}});
     add_op<sdk::GemmInt8Operands>({"gemm_int8", sdk::parse_gemm_int8, gemm_int8, nullptr,
                                    {{Defect::kNone, "correct"},
                                     {Defect::kScaleDropped, "scale_dropped"},
-                                    {Defect::kBiasDropped, "bias_dropped"}}});
+                                    {Defect::kBiasDropped, "bias_dropped"},
+                                    {Defect::kHalfAwayOutput, "half_away_output"}}});
     add_op<sdk::QuantizeOperands>({"quantize", sdk::parse_quantize, quantize, nullptr,
                                    {{Defect::kNone, "correct"},
                                     {Defect::kWrongQuantMax, "wrong_qmax"},
-                                    {Defect::kWrongGranularity, "wrong_granularity"}}});
+                                    {Defect::kWrongGranularity, "wrong_granularity"},
+                                    {Defect::kHalfAwayOutput, "half_away_codes"},
+                                    {Defect::kTruncatedOutput, "truncated_codes"}}});
     add_op<sdk::AttentionOperands>({"attention", sdk::parse_attention, attention, attention_limits,
                                     {{Defect::kNone, "correct"},
                                      {Defect::kCausalOffByOne, "causal_off_by_one"},
                                      {Defect::kWrongGqaMapping, "wrong_gqa_mapping"},
                                      {Defect::kScaleIgnored, "scale_ignored"},
                                      {Defect::kCausalTopLeft, "causal_top_left"},
-                                     {Defect::kWindowOffByOne, "window_off_by_one"}}});
+                                     {Defect::kWindowOffByOne, "window_off_by_one"},
+                                     {Defect::kTruncatedOutput, "truncated_output"}}});
     add_op<sdk::NormOperands>({"rms_norm", sdk::parse_rms_norm, norm, norm_limits,
                                {{Defect::kNone, "correct"},
                                 {Defect::kWrongEps, "wrong_eps"},
                                 {Defect::kWeightDropped, "weight_dropped"},
-                                {Defect::kMeanOffByOne, "mean_off_by_one"}}});
+                                {Defect::kMeanOffByOne, "mean_off_by_one"},
+                                {Defect::kTruncatedOutput, "truncated_output"}}});
     add_op<sdk::NormOperands>({"layer_norm", sdk::parse_layer_norm, norm, norm_limits,
                                {{Defect::kNone, "correct"},
                                 {Defect::kWrongEps, "wrong_eps"},
                                 {Defect::kWeightDropped, "weight_dropped"},
-                                {Defect::kUnbiasedVariance, "unbiased_variance"}}});
+                                {Defect::kUnbiasedVariance, "unbiased_variance"},
+                                {Defect::kTruncatedOutput, "truncated_output"}}});
     add_op<sdk::RopeOperands>({"rope", sdk::parse_rope, rope, nullptr,
                                {{Defect::kNone, "correct"},
                                 {Defect::kMissingRotaryPair, "missing_rotary_pair"},
                                 {Defect::kWrongStyle, "wrong_style"},
-                                {Defect::kPositionsIgnored, "positions_ignored"}}});
+                                {Defect::kPositionsIgnored, "positions_ignored"},
+                                {Defect::kHalfAwayOutput, "half_away_output"},
+                                {Defect::kTruncatedOutput, "truncated_output"}}});
     add_op<sdk::SoftmaxOperands>({"softmax", sdk::parse_softmax, softmax, nullptr,
                                   {{Defect::kNone, "correct"},
                                    {Defect::kWritePastEnd, "write_past_end"},
-                                   {Defect::kLastDropped, "last_dropped"}}});
+                                   {Defect::kLastDropped, "last_dropped"},
+                                   {Defect::kTruncatedOutput, "truncated_output"}}});
   }
   sdk::BackendInfo info() const override { return {"mutants", "1.0", "opcert tests", "deliberately broken ops"}; }
 

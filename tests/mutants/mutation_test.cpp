@@ -3,8 +3,11 @@
 // nothing else (docs/TOLERANCES.md, calibration rule 2).
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <memory>
+#include <regex>
 
+#include "check/suite.h"
 #include "session/execution.h"
 #include "loader/backend_handle.h"
 #include "mutant_backend.h"
@@ -254,6 +257,78 @@ TEST(Tf32Mutant, Tf32InputsPassOnlyWhereTheCaseAllowsThem) {
   const CaseResult fail = execute_case(*backend, "mutants.gemm.tf32_inputs", refused);
   EXPECT_EQ(fail.status, Status::kFailed) << "TF32 passed an fp32 case: " << fail.message;
 }
+
+// Rounding slips, caught by the shipped smoke suite's own cases: each mutant fails at least one
+// case the filter picks, with the expected reason, and its correct twin passes every one of them
+// (docs/TOLERANCES.md, "Rounding").
+struct SuiteMutation {
+  const char* impl;
+  const char* filter;  // a regular expression over the smoke suite's case ids
+  const char* reason;  // in the message of at least one FAILED case
+};
+
+const SuiteMutation kRoundingMutations[] = {
+    // Random bf16 GEMMs: truncation leans half an ulp toward zero, which the bias test sees.
+    {"mutants.gemm.truncated_output", R"(^gemm\..*bf16)", "biased rounding"},
+    {"mutants.gemm.truncated_output", R"(^gemm\..*\.rounding)", "not rounded to nearest even"},
+    {"mutants.gemm.half_away_output", R"(^gemm\..*\.rounding)", "not rounded to nearest even"},
+    {"mutants.gemm.odd_output", R"(^gemm\..*\.rounding)", "not rounded to nearest even"},
+    {"mutants.gemm_fp8.truncated_output", R"(^gemm_fp8\..*\.rounding)", "not rounded to nearest even"},
+    {"mutants.gemm_int8.half_away_output", R"(^gemm_int8\..*\.rounding)", "not rounded to nearest even"},
+    {"mutants.quantize.half_away_codes", R"(^quantize\..*int8.*rounding)", "not rounded to nearest even"},
+    {"mutants.quantize.truncated_codes", R"(^quantize\..*e4m3.*rounding)", "not rounded to nearest even"},
+    {"mutants.attention.truncated_output", R"(^attention\..*bf16)", "biased rounding"},
+    {"mutants.rms_norm.truncated_output", R"(^rms_norm\..*bf16)", "biased rounding"},
+    {"mutants.rope.truncated_output", R"(^rope\..*bf16.*)", "rounding"},
+    {"mutants.rope.half_away_output", R"(^rope\..*\.rounding)", "not rounded to nearest even"},
+    {"mutants.softmax.truncated_output", R"(^softmax\..*bf16)", "rounding"},
+};
+
+class RoundingMutationTest : public ::testing::TestWithParam<SuiteMutation> {
+ protected:
+  static void SetUpTestSuite() {
+    backend_ = BackendHandle::open(opcert_mutants_backend_get_api(), BackendSource{});
+    smoke_ = std::make_unique<Suite>(load_suite("smoke", 1));
+  }
+  static void TearDownTestSuite() {
+    backend_.reset();
+    smoke_.reset();
+  }
+  static std::unique_ptr<BackendHandle> backend_;
+  static std::unique_ptr<Suite> smoke_;
+};
+
+std::unique_ptr<BackendHandle> RoundingMutationTest::backend_;
+std::unique_ptr<Suite> RoundingMutationTest::smoke_;
+
+TEST_P(RoundingMutationTest, TheShippedSuiteCatchesTheMutantAndPassesItsTwin) {
+  const SuiteMutation& m = GetParam();
+  const std::regex filter(m.filter);
+  int judged = 0, caught = 0;
+  std::string reasons;
+  for (const Case& c : smoke_->cases) {
+    if (!std::regex_search(c.id, filter)) continue;
+    const CaseResult control = execute_case(*backend_, "mutants." + c.op + ".correct", c);
+    if (control.status == Status::kSkipped) continue;  // beyond the naive code (varlen, residual)
+    ++judged;
+    EXPECT_EQ(control.status, Status::kPassed) << c.id << ": " << control.message;
+    const CaseResult mutant = execute_case(*backend_, m.impl, c);
+    if (mutant.status == Status::kFailed && mutant.message.find(m.reason) != std::string::npos && caught++ == 0)
+      std::cout << m.impl << " caught on " << c.id << ": " << mutant.message << "\n";  // the figures TOLERANCES.md quotes
+    reasons += "\n  " + c.id + ": " + std::string(status_name(mutant.status)) + " " + mutant.message;
+  }
+  ASSERT_GT(judged, 0) << "no smoke case matches " << m.filter;
+  EXPECT_GT(caught, 0) << m.impl << " escaped all " << judged << " cases, or failed without \"" << m.reason << "\":" << reasons;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryRoundingSlip, RoundingMutationTest, ::testing::ValuesIn(kRoundingMutations),
+                         [](const auto& info) {
+                           std::string name = std::string(info.param.impl).substr(sizeof("mutants.") - 1) + "_" +
+                                              std::to_string(info.index);
+                           for (char& ch : name)
+                             if (ch == '.') ch = '_';
+                           return name;
+                         });
 
 INSTANTIATE_TEST_SUITE_P(EveryDefect, MutationTest, ::testing::ValuesIn(kMutations),
                          [](const auto& info) {

@@ -19,9 +19,25 @@ double ld(const Tensor& t, int64_t i) {
   return load_from(dtype, t.data<char>() + i * static_cast<int64_t>(dtype_bytes(dtype)));
 }
 
-void st(const Tensor& t, int64_t i, double v) {
+// `v` rounded into `dtype` the way a rounding defect does; unchanged otherwise (store_as then
+// rounds to nearest even, and leaves a value the defect already rounded as it is).
+double misrounded(opcert_dtype dtype, double v, Defect defect) {
+  if (!std::isfinite(v) || (defect != Defect::kTruncatedOutput && defect != Defect::kHalfAwayOutput && defect != Defect::kOddOutput))
+    return v;
+  const double spacing = grid_spacing(dtype, v), a = std::fabs(v);
+  const double lo = std::floor(a / spacing) * spacing, hi = lo + spacing;
+  double r = a;
+  if (lo != a) {
+    if (defect == Defect::kTruncatedOutput) r = lo;
+    else if (defect == Defect::kHalfAwayOutput) r = a - lo >= hi - a ? hi : lo;
+    else r = std::fmod(lo / spacing, 2.0) == 1.0 ? lo : hi;
+  }
+  return std::copysign(r, v);
+}
+
+void st(const Tensor& t, int64_t i, double v, Defect defect = Defect::kNone) {
   const auto dtype = static_cast<opcert_dtype>(t.dtype());
-  store_as(dtype, v, t.data<char>() + i * static_cast<int64_t>(dtype_bytes(dtype)));
+  store_as(dtype, misrounded(dtype, v, defect), t.data<char>() + i * static_cast<int64_t>(dtype_bytes(dtype)));
 }
 
 }  // namespace
@@ -44,7 +60,7 @@ void gemm(const sdk::GemmOperands& g, Defect defect) {
         s += input(ld(a, m * K + k)) * input(ld(b, kn ? k * N + n : n * K + k));
         if (defect == Defect::kBf16Accumulation) s = round_to(OPCERT_DTYPE_BF16, s);
       }
-      st(c, m * N + n, s + (add_bias ? ld(*bias, n) : 0.0));
+      st(c, m * N + n, s + (add_bias ? ld(*bias, n) : 0.0), defect);
     }
   if (defect == Defect::kWritePastEnd) st(c, M * N, 0.0);
 }
@@ -75,7 +91,7 @@ void gemm_fp8(const sdk::GemmFp8Operands& g, Defect defect) {
         if (defect == Defect::kScaleDropped) scale_b = 1.0;
         total += scale_a * scale_b * s;
       }
-      st(c, m * N + n, total + (bias && defect != Defect::kBiasDropped ? ld(*bias, n) : 0.0));
+      st(c, m * N + n, total + (bias && defect != Defect::kBiasDropped ? ld(*bias, n) : 0.0), defect);
     }
 }
 
@@ -92,7 +108,7 @@ void gemm_int8(const sdk::GemmInt8Operands& g, Defect defect) {
         continue;
       }
       const double scale_a = defect == Defect::kScaleDropped ? 1.0 : ld(*sa, m);
-      st(c, m * N + n, scale_a * ld(*sb, n) * acc + (bias && defect != Defect::kBiasDropped ? ld(*bias, n) : 0.0));
+      st(c, m * N + n, scale_a * ld(*sb, n) * acc + (bias && defect != Defect::kBiasDropped ? ld(*bias, n) : 0.0), defect);
     }
 }
 
@@ -115,7 +131,7 @@ void quantize(const sdk::QuantizeOperands& g, Defect defect) {
     const double s = round_to(OPCERT_DTYPE_F32, amax / qmax);
     st(scale, g, s);
     for (int64_t i = g * span; i < (g + 1) * span; ++i)
-      st(q, i, s == 0.0 ? 0.0 : std::clamp(ld(x, i) / s, -qmax_q, qmax_q));
+      st(q, i, s == 0.0 ? 0.0 : std::clamp(ld(x, i) / s, -qmax_q, qmax_q), defect);
   }
 }
 
@@ -154,7 +170,7 @@ void attention(const sdk::AttentionOperands& a, Defect defect) {
         for (int64_t d = 0; d < D; ++d) {
           double acc = 0.0;
           for (std::size_t j = 0; j < keys.size(); ++j) acc += s[j] / sum * ld(v, ((bi * Skv + keys[j]) * Hkv + kvh) * D + d);
-          st(o, ((bi * Sq + i) * Hq + h) * D + d, acc);
+          st(o, ((bi * Sq + i) * Hq + h) * D + d, acc, defect);
         }
         if (lse) st(*lse, (bi * Hq + h) * Sq + i, keys.empty() ? -std::numeric_limits<double>::infinity() : mx + std::log(sum));
       }
@@ -183,7 +199,7 @@ void norm(const sdk::NormOperands& n, Defect defect) {
     for (int64_t h = 0; h < H; ++h) sq += std::pow(ld(x, t * H + h) - mean, 2) / divisor;
     for (int64_t h = 0; h < H; ++h)
       st(y, t * H + h,
-         (ld(x, t * H + h) - mean) / std::sqrt(sq + eps) * (weighted ? ld(*w, h) : 1.0) + (bias ? ld(*bias, h) : 0.0));
+         (ld(x, t * H + h) - mean) / std::sqrt(sq + eps) * (weighted ? ld(*w, h) : 1.0) + (bias ? ld(*bias, h) : 0.0), defect);
   }
 }
 
@@ -210,8 +226,8 @@ void rope(const sdk::RopeOperands& r, Defect defect) {
             continue;
           }
           const double c = ld(cos, p * half + i), s = ld(sin, p * half + i);
-          st(*out, base + i1, x1 * c - x2 * s);
-          st(*out, base + i2, x2 * c + x1 * s);
+          st(*out, base + i1, x1 * c - x2 * s, defect);
+          st(*out, base + i2, x2 * c + x1 * s, defect);
         }
       }
     }
@@ -226,7 +242,7 @@ void softmax(const sdk::SoftmaxOperands& s, Defect defect) {
     for (int64_t i = 0; i < N; ++i) mx = std::max(mx, ld(x, r * N + i));
     const int64_t summed = defect == Defect::kLastDropped ? N - 1 : N;
     for (int64_t i = 0; i < summed; ++i) sum += std::exp(ld(x, r * N + i) - mx);
-    for (int64_t i = 0; i < N; ++i) st(y, r * N + i, std::exp(ld(x, r * N + i) - mx) / sum);
+    for (int64_t i = 0; i < N; ++i) st(y, r * N + i, std::exp(ld(x, r * N + i) - mx) / sum, defect);
   }
   if (defect == Defect::kWritePastEnd) st(y, rows * N, 0.5);
 }

@@ -39,6 +39,9 @@ enum class Defect {
   kWrongStyle,            // rope: split_half pairs rotated where interleaved ones were asked, and back
   kPositionsIgnored,      // rope: each token's index used though positions are given
   kLastDropped,           // softmax: the last element left out of the row's sum
+  kTruncatedOutput,       // every op: outputs rounded toward zero instead of to nearest even
+  kHalfAwayOutput,        // every op: ties rounded away from zero (std::round) instead of to even
+  kOddOutput,             // every op: inexact outputs rounded to the neighbour with an odd significand
 };
 
 // Each computes from operands the op's SDK parser read (opcert/sdk/ops/<op>.h).

@@ -29,6 +29,11 @@ void derive_tolerance(const Case& c, const ReferenceOutput& ref, OutputTolerance
     t.absolute = [=](std::size_t i) {
       return floor + (2.0 * u + 2.0 * score_error(i) + 4.0 * std::sqrt(keys) * ua) * r->magnitude_at(i);
     };
+    // The roundings to nearest into T (of scores, of p) are unbiased: only the fp32 parts may lean.
+    t.bias_noise = [=](std::size_t i) {
+      const double fp32_scores = 2.0 * std::sqrt(d) * ua * r->condition_at(i);
+      return floor + (2.0 * fp32_scores + 4.0 * std::sqrt(keys) * ua) * r->magnitude_at(i);
+    };
   }
 }
 

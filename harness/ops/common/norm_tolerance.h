@@ -6,6 +6,8 @@
 
 namespace opcert::ops::common {
 
-void norm_tolerance(const Case& c, const ReferenceOutput& ref, OutputTolerance& t);
+/// `row_statistics_in_t`: the op may hold a row's statistics (layer_norm's mean and deviation) to
+/// the output dtype's precision, an error a whole row shares, so it may lean (rounding checks).
+void norm_tolerance(const Case& c, const ReferenceOutput& ref, OutputTolerance& t, bool row_statistics_in_t);
 
 }  // namespace opcert::ops::common

@@ -36,8 +36,21 @@ void build_case(const json& params, Case& c) {
                                             dtype_name(dtype)));
 
   // Random: uniform [-1, 1]. Exact: integers in [-2, 2], A sparse enough that every sum is exact.
+  // Rounding: integers whose exact sums fall between and on the output's rounding boundaries.
   const bool exact = common.fill == FillMode::kExact;
-  const FillSpec dense = exact ? integers(-2, 2, 1.0) : uniform(-1, 1);
+  const bool rounding = common.fill == FillMode::kRounding;
+  require_fill_without_specials(common);
+  if (rounding && allow_tf32)
+    throw std::invalid_argument("fill 'rounding' cannot go with 'allow_tf32': TF32 may round the inputs, so the sums "
+                                "are not exact; drop one of them");
+  // fp32 sums of integers stay exact until they outgrow fp32 itself: there the single rounding is
+  // a product's, with k = 1 and no bias.
+  if (rounding && dtype == OPCERT_DTYPE_F32 && (k != 1 || bias))
+    throw std::invalid_argument(fmt::format("fill 'rounding' with dtype fp32 needs k = 1 and no bias (only one product "
+                                            "is then rounded), not k = {}{}",
+                                            k, bias ? " with a bias" : ""));
+  const auto range = static_cast<double>(rounding ? rounding_dot_range(k, dtype, dtype) : 0);
+  const FillSpec dense = exact ? integers(-2, 2, 1.0) : rounding ? integers(-range, range, 1.0) : uniform(-1, 1);
 
   auto a = tensor("a", dtype, {m, k});
   a.fill = exact ? integers(-2, 2, exact_dot_density(k, dtype)) : dense;

@@ -55,14 +55,19 @@ void build_case(const json& params, Case& c) {
   }
 
   const bool exact = common.fill == FillMode::kExact;
+  const bool rounding = common.fill == FillMode::kRounding;
+  require_fill_without_specials(common);
+  // Rounding: partial sums below 2^13, exact even in Hopper's fp8 accumulators (about 14 bits).
+  const auto narrower = significand_bits(a_dtype) <= significand_bits(b_dtype) ? a_dtype : b_dtype;
+  const auto range = static_cast<double>(rounding ? rounding_dot_range(k, narrower, out, 13) : 0);
   auto a = tensor("a", a_dtype, {m, k});
   auto b = tensor("b", b_dtype, {n, k});
   auto a_scale = tensor("a_scale", OPCERT_DTYPE_F32, a_scale_shape);
   auto b_scale = tensor("b_scale", OPCERT_DTYPE_F32, b_scale_shape);
-  if (exact) {
+  if (exact || rounding) {
     // Small integers are exact in both fp8 formats; power-of-two scales keep every product exact.
-    a.fill = integers(-2, 2, exact_dot_density(k, out));
-    b.fill = integers(-2, 2, 1.0);
+    a.fill = rounding ? integers(-range, range, 1.0) : integers(-2, 2, exact_dot_density(k, out));
+    b.fill = rounding ? integers(-range, range, 1.0) : integers(-2, 2, 1.0);
     a_scale.fill = values(power_of_two_scales(a_scale.numel()));
     b_scale.fill = values(power_of_two_scales(b_scale.numel()));
   } else {
@@ -74,7 +79,7 @@ void build_case(const json& params, Case& c) {
   c.inputs = {a, b, a_scale, b_scale};
   if (bias) {
     auto t = tensor("bias", out, {n});
-    t.fill = exact ? integers(-2, 2, 1.0) : uniform(-1, 1);
+    t.fill = exact ? integers(-2, 2, 1.0) : rounding ? integers(-range, range, 1.0) : uniform(-1, 1);
     c.inputs.push_back(t);
   }
   c.outputs = {tensor("c", out, {m, n})};

@@ -37,23 +37,28 @@ void build_case(const json& params, Case& c) {
   allow_specials(common, {"large", "-large"}, "int8 cannot hold");
 
   // Random: the full symmetric int8 range. Exact: small integers, sparse A, power-of-two scales.
+  // Rounding: integers whose dequantized sums fall between and on the output's rounding boundaries.
   const bool exact = common.fill == FillMode::kExact;
+  const bool rounding = common.fill == FillMode::kRounding;
+  require_fill_without_specials(common);
+  if (rounding && !dequantized) throw std::invalid_argument("fill 'rounding' needs a dequantized out_dtype (bf16 or fp16): an int32 output is never rounded");
+  const auto range = static_cast<double>(rounding ? rounding_dot_range(k, OPCERT_DTYPE_I8, out) : 127);
   auto a = tensor("a", OPCERT_DTYPE_I8, {m, k});
   auto b = tensor("b", OPCERT_DTYPE_I8, {n, k});
-  a.fill = exact ? integers(-2, 2, exact_dot_density(k, out)) : integers(-127, 127, 1.0);
-  b.fill = exact ? integers(-2, 2, 1.0) : integers(-127, 127, 1.0);
+  a.fill = exact ? integers(-2, 2, exact_dot_density(k, out)) : integers(-range, range, 1.0);
+  b.fill = exact ? integers(-2, 2, 1.0) : integers(-range, range, 1.0);
   c.inputs = {a, b};
   if (dequantized) {
     auto a_scale = tensor("a_scale", OPCERT_DTYPE_F32, {m});
     auto b_scale = tensor("b_scale", OPCERT_DTYPE_F32, {n});
     // Random scales of a typical int8 quantization (amax / 127 for activations of a few units).
-    a_scale.fill = exact ? values(power_of_two_scales(m)) : uniform(1e-3, 1e-2);
-    b_scale.fill = exact ? values(power_of_two_scales(n)) : uniform(1e-3, 1e-2);
+    a_scale.fill = exact || rounding ? values(power_of_two_scales(m)) : uniform(1e-3, 1e-2);
+    b_scale.fill = exact || rounding ? values(power_of_two_scales(n)) : uniform(1e-3, 1e-2);
     c.inputs.push_back(a_scale);
     c.inputs.push_back(b_scale);
     if (bias) {
       auto t = tensor("bias", out, {n});
-      t.fill = exact ? integers(-2, 2, 1.0) : uniform(-1, 1);
+      t.fill = exact ? integers(-2, 2, 1.0) : rounding ? integers(-range, range, 1.0) : uniform(-1, 1);
       c.inputs.push_back(t);
     }
   }

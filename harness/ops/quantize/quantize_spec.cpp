@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "model/scalar_codec.h"
 #include "ops/quantize/quantize.h"
 
 namespace opcert::ops::quantize {
@@ -27,9 +28,20 @@ void build_case(const json& params, Case& c) {
   const int64_t m = p.size("m"), k = p.size("k");
   allow_specials(common, {"large", "-large"}, "is outside the quantize contract (NaN and Inf inputs are undefined)");
 
-  // Activations of a few units; exact mode gives small integers, which land on x/scale ties.
+  // Activations of a few units; exact mode gives small integers.
   auto x = tensor("x", in, {m, k});
   x.fill = common.fill == FillMode::kExact ? integers(-8, 8, 1.0) : uniform(-8, 8);
+  if (common.fill == FillMode::kRounding) {
+    require_fill_without_specials(common);
+    // Each row's amax is qmax * 2^-4 (its last element, + and - in turn), so the scale is 2^-4
+    // exactly and x / scale is exact: half-integer quotients fall on ties of int8 and, below 64,
+    // between and on the fp8 codes of every binade.
+    const double qmax = max_finite(out), scale = 0x1.0p-4;
+    const double reach = out == OPCERT_DTYPE_I8 ? qmax : 64.0;
+    x.fill = grid(-reach * scale, reach * scale, 0.5 * scale);
+    x.fill.special_every = k;
+    x.fill.specials = {qmax * scale, -qmax * scale};
+  }
   c.inputs = {x};
   c.outputs = {tensor("q", out, {m, k}), tensor("scale", OPCERT_DTYPE_F32, {granularity == "token" ? m : 1})};
   if (p.given("granularity")) c.attrs["granularity"] = granularity;

@@ -4,6 +4,6 @@
 
 namespace opcert::ops::rms_norm {
 
-void derive_tolerance(const Case& c, const ReferenceOutput& ref, OutputTolerance& t) { common::norm_tolerance(c, ref, t); }
+void derive_tolerance(const Case& c, const ReferenceOutput& ref, OutputTolerance& t) { common::norm_tolerance(c, ref, t, /*row_statistics_in_t=*/false); }
 
 }  // namespace opcert::ops::rms_norm

@@ -45,7 +45,11 @@ std::span<const ParamDef> parameters() {
 void build_case(const json& params, Case& c) {
   const ParamReader p("rope", parameters(), params);
   const auto common = read_common(p);
-  require_random_fill(common, "rope");
+  if (common.fill == FillMode::kExact)
+    fail("fill 'exact' is not defined for rope; use fill 'random', or 'rounding' (integer tables, so each output is "
+         "exact in fp32 and falls between or on the output dtype's rounding boundaries)");
+  require_fill_without_specials(common);
+  const bool rounding = common.fill == FillMode::kRounding;
   const auto dtype = p.dtype("dtype", {OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16});
   const auto layout = p.choice("layout", {"bshd", "thd"});
   const auto style = p.choice("style", {"split_half", "interleaved"});
@@ -87,12 +91,15 @@ void build_case(const json& params, Case& c) {
     shape.push_back(d);
     return shape;
   };
+  // Rounding: x1 c - x2 s of integers, exact in fp32, then rounded once into the dtype.
+  const auto range = static_cast<double>(rounding ? rounding_dot_range(2, dtype, dtype) : 0);
+  const FillSpec operand = rounding ? integers(-range, range, 1.0) : uniform(-1, 1);
   auto q = tensor("q", dtype, head_shape(hq));
-  q.fill = uniform(-1, 1);
+  q.fill = operand;
   c.inputs = {q};
   if (hk > 0) {
     auto k = tensor("k", dtype, head_shape(hk));
-    k.fill = uniform(-1, 1);
+    k.fill = operand;
     c.inputs.push_back(k);
   }
   auto cos = tensor("cos", OPCERT_DTYPE_F32, {max_position, r / 2});
@@ -100,6 +107,7 @@ void build_case(const json& params, Case& c) {
   cos.fill.kind = FillSpec::Kind::kRopeCos;
   sin.fill.kind = FillSpec::Kind::kRopeSin;
   cos.fill.base = sin.fill.base = base;
+  if (rounding) cos.fill = sin.fill = operand;  // the contract reads the tables as given
   c.inputs.push_back(cos);
   c.inputs.push_back(sin);
   if (explicit_positions) {

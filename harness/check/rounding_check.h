@@ -1,0 +1,42 @@
+// The rounding checks of one output (docs/TOLERANCES.md, "Rounding"): where a conforming value
+// cannot cross a rounding boundary, the element must hold round-to-nearest-even's result bit for
+// bit; and over the elements whose error is the final rounding's, the mean signed error must not
+// lean beyond what chance allows (biased rounding: truncation, directed modes).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "model/case_result.h"
+#include "opkit/output_tolerance.h"
+
+namespace opcert {
+
+/// Round-to-nearest-even's result into `dtype` is known for an exact value `x` that a conforming
+/// computation can miss by at most `noise`: true where x - noise and x + noise round alike, and
+/// always where noise is 0 (the value before rounding is exact, so a tie is decided too).
+bool rounding_is_decided(opcert_dtype dtype, double x, double noise);
+
+class RoundingCheck {
+ public:
+  explicit RoundingCheck(const OutputTolerance& tolerance);
+
+  /// Element k of the reference: `got` for the exact finite `expected`, whose rounding into the
+  /// output dtype is `held`. Returns true when the element is decided and `got` is not `held`.
+  bool observe(std::size_t k, double got, double expected, double held);
+
+  /// The counts and the bias test over everything observed.
+  RoundingMetrics finish() const;
+
+ private:
+  const OutputTolerance& tolerance_;
+  bool enabled_;
+  int64_t decisive_ = 0;
+  int64_t misrounded_ = 0;
+  // Signed errors in spacings of the output dtype, in the order observed (contiguous elements
+  // share intermediates, so the standard error comes from the means of contiguous batches).
+  std::vector<float> value_errors_;      // got - expected
+  std::vector<float> magnitude_errors_;  // the same, positive away from zero
+};
+
+}  // namespace opcert
