@@ -39,11 +39,9 @@ bool same_special(opcert_dtype dtype, double got, double expected) {
 std::string describe_bias(const RoundingMetrics& r) {
   const char* toward = r.bias_direction == "magnitude" ? (r.bias_ulp < 0 ? "toward zero" : "away from zero")
                                                        : (r.bias_ulp < 0 ? "downward" : "upward");
-  // The chance of so large a lean under rounding to nearest, from z (1 - confidence would cancel).
-  const double chance = 0.5 * std::erfc(r.bias_z / std::sqrt(2.0));
   return fmt::format("mean error {:+.3f} ulp ({}) over {} elements, {:.1f} standard errors beyond what rounding to "
                      "nearest allows (chance {:.2g})",
-                     r.bias_ulp, toward, r.bias_elements, r.bias_z, chance);
+                     r.bias_ulp, toward, r.bias_elements, r.bias_z, r.bias_chance());
 }
 
 TensorMetrics compare_output(const HostTensor& got, const ReferenceOutput& ref, const OutputTolerance& tol) {
@@ -83,8 +81,8 @@ TensorMetrics compare_output(const HostTensor& got, const ReferenceOutput& ref, 
           ratio = mismatch ? std::numeric_limits<double>::infinity() : 0.0;
           break;
         case OutputTolerance::Rule::kQuantizedCode: {
-          const bool misrounded = rounding.observe(k, g, x, held);
-          mismatch = misrounded || !acceptable_code(tol.dtype, g, x, tol.noise ? tol.noise(k) : 0.0);
+          rounding.observe(k, g, x, held);  // counts decided codes; a misrounded one is no acceptable code
+          mismatch = !acceptable_code(tol.dtype, g, x, tol.noise ? tol.noise(k) : 0.0);
           err = std::fabs(g - held);
           bound = 1.0;  // one code
           ratio = mismatch ? misrounded_ratio(tol.dtype, g, held) : 0.0;

@@ -62,14 +62,15 @@ bool RoundingCheck::observe(std::size_t k, double got, double expected, double h
   if (!enabled_) return false;
   const opcert_dtype dtype = tolerance_.dtype;
   bool misrounded = false;
-  if (rounding_is_decided(dtype, expected, tolerance_.noise(k))) {
+  const double noise = tolerance_.noise(k);
+  if (rounding_is_decided(dtype, expected, noise)) {
     ++decisive_;
     misrounded = got != held;
     misrounded_ += misrounded;
   }
   if (tolerance_.rule != OutputTolerance::Rule::kBound || expected == 0.0) return misrounded;
   const double spacing = grid_spacing(dtype, expected);
-  const double systematic = tolerance_.bias_noise ? tolerance_.bias_noise(k) : tolerance_.noise(k);
+  const double systematic = tolerance_.bias_noise ? tolerance_.bias_noise(k) : noise;
   const double error = (got - expected) / spacing;
   // Farther than one spacing is no rounding's doing: a gross error, left to the bound.
   if (systematic <= kSystematicSpacings * spacing && std::fabs(error) <= 1.0) {
@@ -91,7 +92,6 @@ RoundingMetrics RoundingCheck::finish() const {
   r.bias_ulp = lean.mean;
   r.bias_direction = magnitude ? "magnitude" : "value";
   r.bias_z = lean.z;
-  r.bias_confidence = 1.0 - 0.5 * std::erfc(lean.z / std::sqrt(2.0));
   r.biased = std::fabs(lean.mean) >= kBiasMinSpacings && lean.z >= kBiasMinZ;
   return r;
 }

@@ -1,6 +1,13 @@
 #include "model/case_result.h"
 
+#include <cmath>
+
 namespace opcert {
+
+double RoundingMetrics::bias_chance() const {
+  if (bias_direction.empty()) return 1.0;  // too few elements: no test, no confidence
+  return 0.5 * std::erfc(bias_z / std::sqrt(2.0));
+}
 
 CaseResult blank_result(const std::string& backend, const std::string& impl_key, const Case& c) {
   CaseResult r;

@@ -34,8 +34,11 @@ struct RoundingMetrics {
   double bias_ulp = 0.0;         // the mean error in the direction below; <0 shrinks the values
   std::string bias_direction;    // "magnitude" (toward/away from zero) or "value" (down/up)
   double bias_z = 0.0;           // standard errors by which |bias| exceeds what conforming code reaches
-  double bias_confidence = 0.0;  // the one-sided normal confidence of that excess
   bool biased = false;           // z beyond the threshold: FAILED, "biased rounding"
+
+  /// The one-sided normal chance of an excess of bias_z standard errors under rounding to nearest
+  /// (the report's bias_confidence is 1 minus it); 1 when the test did not run.
+  double bias_chance() const;
 };
 
 /// Comparison of one output tensor with the reference (docs/TOLERANCES.md defines each field).

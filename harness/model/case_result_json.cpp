@@ -31,7 +31,7 @@ json rounding_json(const RoundingMetrics& r) {
           {"bias_ulp", number_to_json(r.bias_ulp)},
           {"bias_direction", r.bias_direction},
           {"bias_z", number_to_json(r.bias_z)},
-          {"bias_confidence", number_to_json(r.bias_confidence)},
+          {"bias_confidence", number_to_json(1.0 - r.bias_chance())},
           {"biased", r.biased}};
 }
 
@@ -42,8 +42,7 @@ RoundingMetrics rounding_from(const json& j) {
   r.bias_elements = field(j, "bias_elements").get<int64_t>();
   r.bias_ulp = number_from(field(j, "bias_ulp"), "rounding.bias_ulp");
   r.bias_direction = field(j, "bias_direction").get<std::string>();
-  r.bias_z = number_from(field(j, "bias_z"), "rounding.bias_z");
-  r.bias_confidence = number_from(field(j, "bias_confidence"), "rounding.bias_confidence");
+  r.bias_z = number_from(field(j, "bias_z"), "rounding.bias_z");  // bias_confidence follows from it
   r.biased = field(j, "biased").get<bool>();
   return r;
 }

@@ -41,13 +41,18 @@ double decode(const Format& f, uint32_t bits) {
   return s * std::ldexp(1.0 + std::ldexp(static_cast<double>(m), -f.mbits), static_cast<int>(e) - f.bias());
 }
 
+// The spacing of a binary format's values in the binade of |x|: `mbits` stored mantissa bits,
+// normal exponents from `min_exponent` (the subnormal spacing below it).
+double quantum(int mbits, int min_exponent, double x) {
+  int exp2 = 0;
+  std::frexp(std::fabs(x), &exp2);  // |x| = frac * 2^exp2, frac in [0.5, 1)
+  return std::ldexp(1.0, std::max(exp2 - 1, min_exponent) - mbits);
+}
+
 // Round |x| to the format's grid, to nearest even; may return a value above max_finite.
 double round_magnitude(const Format& f, double x) {
-  int exp2 = 0;
-  std::frexp(x, &exp2);  // x = frac * 2^exp2, frac in [0.5, 1)
-  const int exponent = std::max(exp2 - 1, 1 - f.bias());
-  const double quantum = std::ldexp(1.0, exponent - f.mbits);
-  return std::nearbyint(x / quantum) * quantum;  // scaling by a power of two is exact
+  const double q = quantum(f.mbits, 1 - f.bias(), x);
+  return std::nearbyint(x / q) * q;  // scaling by a power of two is exact
 }
 
 uint32_t encode(const Format& f, double value) {
@@ -205,21 +210,16 @@ double unit_roundoff(opcert_dtype dtype) {
 }
 
 double grid_spacing(opcert_dtype dtype, double value) {
-  int mbits = 0, min_exponent = 0;
   switch (dtype) {
-    case OPCERT_DTYPE_F64: mbits = 52; min_exponent = -1022; break;
-    case OPCERT_DTYPE_F32: mbits = 23; min_exponent = -126; break;
+    case OPCERT_DTYPE_F64: return quantum(52, -1022, value);
+    case OPCERT_DTYPE_F32: return quantum(23, -126, value);
     case OPCERT_DTYPE_I8:
     case OPCERT_DTYPE_I32: return 1.0;
     default: {
       const Format& f = *format_of(dtype);
-      mbits = f.mbits;
-      min_exponent = 1 - f.bias();
+      return quantum(f.mbits, 1 - f.bias(), value);
     }
   }
-  int exp2 = 0;
-  std::frexp(std::fabs(value), &exp2);  // |value| = frac * 2^exp2, frac in [0.5, 1)
-  return std::ldexp(1.0, std::max(exp2 - 1, min_exponent) - mbits);
 }
 
 double max_finite(opcert_dtype dtype) {

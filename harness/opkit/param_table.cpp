@@ -166,6 +166,9 @@ CommonParams read_common(const ParamReader& p) {
       fail(fmt::format("parameter 'specials' holds '{}'; known: nan, inf, -inf, large, -large", s));
     common.specials.push_back(s);
   }
+  if (common.fill == FillMode::kRounding && !common.specials.empty())
+    fail("parameter 'specials' cannot go with fill 'rounding', whose values are placed on rounding ties; "
+         "drop one of them");
   if (p.given("sample")) {
     common.sample = p.integer("sample");
     if (*common.sample < 0) fail("parameter 'sample' must be >= 0 (0 checks every element)");
@@ -185,11 +188,6 @@ void require_random_fill(const CommonParams& common, std::string_view op) {
                      op));
 }
 
-void require_fill_without_specials(const CommonParams& common) {
-  if (common.fill == FillMode::kRounding && !common.specials.empty())
-    fail("parameter 'specials' cannot go with fill 'rounding', whose values are placed on rounding ties; "
-         "drop one of them");
-}
 
 void allow_specials(const CommonParams& common, std::initializer_list<std::string_view> allowed, std::string_view why) {
   for (const auto& s : common.specials)

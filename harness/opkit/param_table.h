@@ -75,14 +75,12 @@ struct CommonParams {
   std::optional<int64_t> sample;
 };
 
+/// The common parameters; specials with fill "rounding" are refused (its values sit on ties).
 CommonParams read_common(const ParamReader& p);
 
 /// Rejects fill=exact and fill=rounding for an op whose results are transcendental (exponentials,
 /// square roots, sines): no small-integer fill makes them exact.
 void require_random_fill(const CommonParams& common, std::string_view op);
-
-/// Rejects specials with fill=rounding, whose values are placed on the output's rounding ties.
-void require_fill_without_specials(const CommonParams& common);
 
 /// Rejects special values the first input cannot carry or the op's contract excludes.
 void allow_specials(const CommonParams& common, std::initializer_list<std::string_view> allowed,

@@ -39,7 +39,6 @@ void build_case(const json& params, Case& c) {
   // Rounding: integers whose exact sums fall between and on the output's rounding boundaries.
   const bool exact = common.fill == FillMode::kExact;
   const bool rounding = common.fill == FillMode::kRounding;
-  require_fill_without_specials(common);
   if (rounding && allow_tf32)
     throw std::invalid_argument("fill 'rounding' cannot go with 'allow_tf32': TF32 may round the inputs, so the sums "
                                 "are not exact; drop one of them");

@@ -48,7 +48,6 @@ void build_case(const json& params, Case& c) {
   if (common.fill == FillMode::kExact)
     fail("fill 'exact' is not defined for rope; use fill 'random', or 'rounding' (integer tables, so each output is "
          "exact in fp32 and falls between or on the output dtype's rounding boundaries)");
-  require_fill_without_specials(common);
   const bool rounding = common.fill == FillMode::kRounding;
   const auto dtype = p.dtype("dtype", {OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16});
   const auto layout = p.choice("layout", {"bshd", "thd"});

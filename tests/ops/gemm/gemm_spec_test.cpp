@@ -85,5 +85,29 @@ TEST(CaseBuilder, GemmExactFillKeepsSumsRepresentable) {
   EXPECT_NE(std::find(bf16.tags.begin(), bf16.tags.end(), "exact"), bf16.tags.end());
 }
 
+TEST(CaseBuilder, GemmRoundingFillPutsSumsNearTiesAndRefusesWhatBreaksExactness) {
+  // docs/SUITES.md: bf16 at K = 64 gives r = 14 (ceil(sqrt(3 * 2^9 / 8))); fp16 at K = 16: r = 56.
+  const auto bf16 = build("gemm", {{"dtype", "bf16"}, {"m", 4}, {"n", 4}, {"k", 64}, {"fill", "rounding"}, {"bias", true}});
+  EXPECT_EQ(bf16.fill_mode, FillMode::kRounding);
+  for (const char* name : {"a", "b", "bias"}) {
+    EXPECT_EQ(input(bf16, name).fill.kind, FillSpec::Kind::kExact) << name;
+    EXPECT_EQ(input(bf16, name).fill.hi, 14.0) << name;
+    EXPECT_EQ(input(bf16, name).fill.lo, -14.0) << name;
+  }
+  EXPECT_NE(std::find(bf16.tags.begin(), bf16.tags.end(), "rounding"), bf16.tags.end());
+  EXPECT_EQ(input(build("gemm", {{"dtype", "fp16"}, {"m", 4}, {"n", 4}, {"k", 16}, {"fill", "rounding"}}), "a").fill.hi, 56.0);
+
+  const json base = {{"m", 4}, {"n", 4}, {"fill", "rounding"}};
+  auto with = [&](json extra) {
+    json p = base;
+    p.update(extra);
+    return error_of("gemm", p);
+  };
+  EXPECT_NE(with({{"dtype", "bf16"}, {"k", 8}, {"specials", {"nan"}}}).find("cannot go with fill 'rounding'"), std::string::npos);
+  EXPECT_NE(with({{"dtype", "fp32"}, {"k", 8}}).find("needs k = 1 and no bias"), std::string::npos);
+  EXPECT_NE(with({{"dtype", "fp32"}, {"k", 1}, {"allow_tf32", true}}).find("cannot go with 'allow_tf32'"), std::string::npos);
+  EXPECT_EQ(with({{"dtype", "fp32"}, {"k", 1}}), "");  // one product, rounded once
+}
+
 }  // namespace
 }  // namespace opcert
