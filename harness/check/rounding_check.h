@@ -1,7 +1,8 @@
 // The rounding checks of one output (docs/TOLERANCES.md, "Rounding"): where a conforming value
 // cannot cross a rounding boundary, the element must hold round-to-nearest-even's result bit for
-// bit; and over the elements whose error is the final rounding's, the mean signed error must not
-// lean beyond what chance allows (biased rounding: truncation, directed modes).
+// bit; and over the elements whose error is the final rounding's, the mean signed offset from the
+// correctly rounded values must not lean beyond what chance allows (biased rounding: truncation,
+// directed modes).
 #pragma once
 
 #include <cstddef>
