@@ -21,6 +21,7 @@ std::optional<ProgressMode> parse_progress_mode(std::string_view text) {
   if (text == "auto") return ProgressMode::kAuto;
   if (text == "bar") return ProgressMode::kBar;
   if (text == "plain") return ProgressMode::kPlain;
+  if (text == "quiet") return ProgressMode::kQuiet;
   return std::nullopt;
 }
 
@@ -32,7 +33,8 @@ std::string progress_line(std::size_t done, std::size_t total, const CaseResult&
   return line;
 }
 
-Progress::Progress(ProgressMode mode, std::FILE* out, std::size_t total) : out_(out), total_(total) {
+Progress::Progress(ProgressMode mode, std::FILE* out, std::size_t total)
+    : out_(out), quiet_(mode == ProgressMode::kQuiet), total_(total) {
   bar_ = mode == ProgressMode::kBar || (mode == ProgressMode::kAuto && isatty(fileno(out)) == 1);
 }
 
@@ -45,6 +47,7 @@ void Progress::finished(const CaseResult& r, bool peer) {
   ++done_;
   if (r.status == Status::kSkipped) ++skipped_;
   if (!peer && status_fails_run(r.status)) ++failed_;
+  if (quiet_) return;
   if (bar_) clear_bar();
   if (!bar_ || shows_details(r.status)) fmt::print(out_, "{}\n", progress_line(done_, total_, r, peer));
   if (shows_details(r.status)) {

@@ -13,9 +13,10 @@
 
 namespace opcert {
 
-enum class ProgressMode { kAuto, kBar, kPlain };
+/// kQuiet: notes only, no line per case (`opcert selftest`, whose mutants fail by design).
+enum class ProgressMode { kAuto, kBar, kPlain, kQuiet };
 
-/// "auto", "bar", "plain"; nullopt for anything else.
+/// "auto", "bar", "plain", "quiet"; nullopt for anything else.
 std::optional<ProgressMode> parse_progress_mode(std::string_view text);
 
 /// "[17/142] cpu cpu.gemm.blocked gemm.bf16.m64n48k80.nk PASSED 3.1 ms" (peers get " (peer)").
@@ -44,6 +45,7 @@ class Progress {
 
   std::FILE* out_;
   bool bar_ = false;
+  bool quiet_ = false;
   std::size_t total_ = 0, done_ = 0, failed_ = 0, skipped_ = 0;
   std::string current_;
 };

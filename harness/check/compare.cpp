@@ -81,7 +81,7 @@ TensorMetrics compare_output(const HostTensor& got, const ReferenceOutput& ref, 
           ratio = mismatch ? std::numeric_limits<double>::infinity() : 0.0;
           break;
         case OutputTolerance::Rule::kQuantizedCode: {
-          rounding.observe(k, g, x, held);  // counts decided codes; a misrounded one is no acceptable code
+          rounding.observe(k, index, g, x, held);  // counts decided codes; a misrounded one is no acceptable code
           mismatch = !acceptable_code(tol.dtype, g, x, tol.noise ? tol.noise(k) : 0.0);
           err = std::fabs(g - held);
           bound = 1.0;  // one code
@@ -91,7 +91,7 @@ TensorMetrics compare_output(const HostTensor& got, const ReferenceOutput& ref, 
         case OutputTolerance::Rule::kBound: {
           bound = tol.bound(k, x);
           ratio = err == 0.0 ? 0.0 : (bound > 0.0 ? err / bound : std::numeric_limits<double>::infinity());
-          const bool misrounded = rounding.observe(k, g, x, held);
+          const bool misrounded = rounding.observe(k, index, g, x, held);
           if (misrounded) ratio = std::max(ratio, misrounded_ratio(tol.dtype, g, held));
           mismatch = err > bound || misrounded;
           break;

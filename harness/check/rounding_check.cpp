@@ -1,5 +1,6 @@
 #include "check/rounding_check.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -15,6 +16,10 @@ constexpr double kSystematicSpacings = 1.0 / 16.0;
 // rounding to nearest cannot show (truncation leans half a spacing), and a margin over chance.
 constexpr std::size_t kBiasMinElements = 64;
 constexpr std::size_t kBiasBatches = 32;
+// Where elements share errors by groups, the spread is estimated from whole groups: with fewer
+// than this many, the estimate is too loose to hold a false alarm's chance below 1e-4 at z 6
+// (Student's t with 15 degrees of freedom), and the test does not run.
+constexpr std::size_t kBiasMinGroups = 16;
 constexpr double kBiasMinSpacings = 0.25;
 constexpr double kBiasMinZ = 6.0;
 
@@ -23,25 +28,38 @@ struct Lean {
   double z = 0.0;  // standard errors by which |mean| exceeds kSystematicSpacings
 };
 
+// Each error's batch: contiguous runs of the observation order, cut only between groups, `batches`
+// of them of about equal numbers of groups.
+std::vector<std::size_t> batches_of(const std::vector<int64_t>& groups, std::size_t batches, std::size_t distinct) {
+  std::vector<std::size_t> batch(groups.size());
+  std::size_t ordinal = 0;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    if (i > 0 && groups[i] != groups[i - 1]) ++ordinal;
+    batch[i] = ordinal * batches / distinct;
+  }
+  return batch;
+}
+
 // Mean and z of errors in observation order. Contiguous elements share intermediates (a row's
 // sum, a query's probabilities), so the standard error is that of the means of contiguous batches.
-Lean lean_of(const std::vector<float>& errors) {
+Lean lean_of(const std::vector<float>& errors, const std::vector<std::size_t>& batch, std::size_t batches) {
   const std::size_t n = errors.size();
   double total = 0.0;
   for (float e : errors) total += e;
   Lean lean;
   lean.mean = total / static_cast<double>(n);
-  double spread = 0.0;
-  std::size_t begin = 0;
-  for (std::size_t b = 0; b < kBiasBatches; ++b) {
-    const std::size_t end = n * (b + 1) / kBiasBatches;
-    double sum = 0.0;
-    for (std::size_t i = begin; i < end; ++i) sum += errors[i];
-    const double d = sum / static_cast<double>(end - begin) - lean.mean;
-    spread += d * d;
-    begin = end;
+  std::vector<double> sums(batches, 0.0), counts(batches, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    sums[batch[i]] += errors[i];
+    counts[batch[i]] += 1.0;
   }
-  const double standard_error = std::sqrt(spread / static_cast<double>(kBiasBatches - 1) / static_cast<double>(kBiasBatches));
+  double spread = 0.0;
+  for (std::size_t b = 0; b < batches; ++b) {
+    const double d = sums[b] / counts[b] - lean.mean;
+    spread += d * d;
+  }
+  const double standard_error =
+      std::sqrt(spread / static_cast<double>(batches - 1) / static_cast<double>(batches));
   const double excess = std::fabs(lean.mean) - kSystematicSpacings;
   lean.z = excess <= 0.0 ? 0.0 : standard_error > 0.0 ? excess / standard_error : std::numeric_limits<double>::infinity();
   return lean;
@@ -58,7 +76,7 @@ bool rounding_is_decided(opcert_dtype dtype, double x, double noise) {
 RoundingCheck::RoundingCheck(const OutputTolerance& tolerance)
     : tolerance_(tolerance), enabled_(tolerance.rounding_checks && static_cast<bool>(tolerance.noise)) {}
 
-bool RoundingCheck::observe(std::size_t k, double got, double expected, double held) {
+bool RoundingCheck::observe(std::size_t k, int64_t index, double got, double expected, double held) {
   if (!enabled_) return false;
   const opcert_dtype dtype = tolerance_.dtype;
   bool misrounded = false;
@@ -79,6 +97,7 @@ bool RoundingCheck::observe(std::size_t k, double got, double expected, double h
   if (systematic <= kSystematicSpacings * spacing && std::fabs(error) <= 1.0) {
     value_errors_.push_back(static_cast<float>(error));
     magnitude_errors_.push_back(static_cast<float>(std::signbit(expected) ? -error : error));
+    groups_.push_back(index / static_cast<int64_t>(std::max<std::size_t>(tolerance_.bias_group, 1)));
   }
   return misrounded;
 }
@@ -89,7 +108,17 @@ RoundingMetrics RoundingCheck::finish() const {
   r.misrounded = misrounded_;
   r.bias_elements = static_cast<int64_t>(value_errors_.size());
   if (value_errors_.size() < kBiasMinElements) return r;
-  const Lean by_value = lean_of(value_errors_), by_magnitude = lean_of(magnitude_errors_);
+  // Without groups every element is its own, and batches cut anywhere; with them, whole groups.
+  std::size_t distinct = 1;
+  for (std::size_t i = 1; i < groups_.size(); ++i) distinct += groups_[i] != groups_[i - 1];
+  const bool grouped = tolerance_.bias_group > 1;
+  if (grouped && distinct < kBiasMinGroups) return r;
+  std::vector<int64_t> ordinals(groups_.size());
+  for (std::size_t i = 0; i < ordinals.size(); ++i) ordinals[i] = static_cast<int64_t>(i);
+  const std::size_t batches = grouped ? std::min(kBiasBatches, distinct) : kBiasBatches;
+  const std::vector<std::size_t> batch =
+      grouped ? batches_of(groups_, batches, distinct) : batches_of(ordinals, batches, ordinals.size());
+  const Lean by_value = lean_of(value_errors_, batch, batches), by_magnitude = lean_of(magnitude_errors_, batch, batches);
   const bool magnitude = by_magnitude.z > by_value.z || (by_magnitude.z == by_value.z && std::fabs(by_magnitude.mean) >= std::fabs(by_value.mean));
   const Lean& lean = magnitude ? by_magnitude : by_value;
   r.bias_ulp = lean.mean;

@@ -22,9 +22,10 @@ class RoundingCheck {
  public:
   explicit RoundingCheck(const OutputTolerance& tolerance);
 
-  /// Element k of the reference: `got` for the exact finite `expected`, whose rounding into the
-  /// output dtype is `held`. Returns true when the element is decided and `got` is not `held`.
-  bool observe(std::size_t k, double got, double expected, double held);
+  /// Element k of the reference (flat index `index` of the output): `got` for the exact finite
+  /// `expected`, whose rounding into the output dtype is `held`. Returns true when the element is
+  /// decided and `got` is not `held`.
+  bool observe(std::size_t k, int64_t index, double got, double expected, double held);
 
   /// The counts and the bias test over everything observed.
   RoundingMetrics finish() const;
@@ -35,9 +36,11 @@ class RoundingCheck {
   int64_t decisive_ = 0;
   int64_t misrounded_ = 0;
   // Signed errors in spacings of the output dtype, in the order observed (contiguous elements
-  // share intermediates, so the standard error comes from the means of contiguous batches).
+  // share intermediates, so the standard error comes from the means of contiguous batches of
+  // whole groups: OutputTolerance::bias_group).
   std::vector<float> value_errors_;      // got - expected
   std::vector<float> magnitude_errors_;  // the same, positive away from zero
+  std::vector<int64_t> groups_;          // each error's group, index / bias_group
 };
 
 }  // namespace opcert

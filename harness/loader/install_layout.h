@@ -16,4 +16,8 @@ std::optional<std::filesystem::path> installed_data_dir();
 /// <libdir>/opcert/libopcert_python.so, else the build tree's; nullopt when built without it.
 std::optional<std::filesystem::path> python_bridge_library();
 
+/// The mutant backend `opcert selftest` loads (backends/mutants): an install's
+/// <libdir>/opcert/libopcert_mutants.so, else the build tree's.
+std::filesystem::path mutants_library();
+
 }  // namespace opcert

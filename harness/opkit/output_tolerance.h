@@ -32,6 +32,11 @@ struct OutputTolerance {
   /// roundings to nearest of intermediates into dtype, which are unbiased. Elements where it is
   /// far below one spacing of dtype feed the test of biased rounding. Unset: `noise`.
   std::function<double(std::size_t k)> bias_noise;
+  /// kBound: elements (flat, row-major) that may share one error, such as a row whose mean and
+  /// deviation are held to dtype's precision: that error is left out of bias_noise, and the test
+  /// of biased rounding draws its standard error from whole groups, so a lean that such errors
+  /// give a group is counted as chance, and a lean every group shows is not (docs/TOLERANCES.md).
+  std::size_t bias_group = 1;
   /// Whether the rounding checks run: not where a platform config overrides the bound.
   bool rounding_checks = true;
 

@@ -147,6 +147,42 @@ TEST(Rounding, TruncationIsBiasedRoundingAndRoundToNearestIsNot) {
   }
 }
 
+// Rows of bf16 values that share one relative error each (a row's deviation held to bf16, as
+// torch's CPU layer_norm does), rounded to nearest or truncated.
+RoundingMetrics row_shared_errors(int rows, bool truncate, std::size_t group) {
+  constexpr int kRow = 128;
+  OutputTolerance t;
+  t.dtype = OPCERT_DTYPE_BF16;
+  t.absolute = [](std::size_t) { return 1.0; };
+  t.noise = [](std::size_t) { return 1e-9; };
+  t.bias_group = group;
+  RoundingCheck check(t);
+  for (int r = 0; r < rows; ++r) {
+    const double shared = 0x1.0p-8 * (2.0 * std::fmod(r * 0.7548776662, 1.0) - 1.0);  // in [-u, u)
+    for (int i = 0; i < kRow; ++i) {
+      const double x = (i % 3 ? 1.0 : -1.0) * (1.0 + std::fmod((r * kRow + i) * 0.6180339887, 1.0));
+      const double y = x * (1.0 + shared), spacing = grid_spacing(OPCERT_DTYPE_BF16, y);
+      const double got = truncate ? std::copysign(std::floor(std::fabs(y) / spacing) * spacing, y) : round_to(OPCERT_DTYPE_BF16, y);
+      check.observe(static_cast<std::size_t>(r * kRow + i), r * kRow + i, got, x, round_to(OPCERT_DTYPE_BF16, x));
+    }
+  }
+  return check.finish();
+}
+
+TEST(Rounding, AnErrorARowSharesIsChanceButALeanOfEveryRowIsNot) {
+  // A row's shared error leans its elements by up to an ulp; over rows it averages out.
+  const RoundingMetrics correct = row_shared_errors(48, false, 128);
+  EXPECT_FALSE(correct.biased) << correct.bias_ulp << " ulp, z " << correct.bias_z;
+  EXPECT_LT(std::fabs(correct.bias_ulp), 0.15);
+  const RoundingMetrics truncated = row_shared_errors(48, true, 128);
+  EXPECT_TRUE(truncated.biased) << truncated.bias_ulp << " ulp, z " << truncated.bias_z;
+  EXPECT_LT(truncated.bias_ulp, -0.3);
+  // Too few rows to estimate the spread from: no verdict either way.
+  const RoundingMetrics few = row_shared_errors(8, true, 128);
+  EXPECT_FALSE(few.biased);
+  EXPECT_EQ(few.bias_z, 0.0);
+}
+
 TEST(Rounding, AValueIsDecidedWhereItsNoiseCannotReachARoundingBoundary) {
   // bf16 around 1: spacing 2^-7, boundaries at odd multiples of 2^-8.
   EXPECT_TRUE(rounding_is_decided(OPCERT_DTYPE_BF16, 1.0 + 0x1.0p-9, 0x1.0p-12));

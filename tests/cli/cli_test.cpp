@@ -28,7 +28,7 @@ TEST(Cli, AnUnknownVerbIsOneLineNamingItAndExitTwo) {
     const auto r = run_opcert(args);
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_EQ(r.err, "opcert: error: unknown verb 'nosuch'; the verbs are list, run, bench, compare, certify, verify, golden, "
-                     "version (opcert --help)\n")
+                     "selftest, version (opcert --help)\n")
         << args;
     EXPECT_EQ(r.out, "") << args;
   }

@@ -102,10 +102,10 @@ compiler_args=()
 [[ -n "$cxx" ]] && compiler_args=("-DCMAKE_CXX_COMPILER=$cxx")
 
 # ------------------------------------------------------------------------------------------------
-step "1/12 check prerequisites"
+step "1/13 check prerequisites"
 [[ -n "$prerequisite_problem" ]] && fail "$prerequisite_problem"
 
-step "2/12 install the opcert build tree into $prefix"
+step "2/13 install the opcert build tree into $prefix"
 run "$cmake" --install "$build_dir" --prefix "$prefix" "${config_args[@]}"
 [[ -x "$prefix/bin/opcert" ]] ||
   fail "$prefix/bin/opcert was not installed: build the 'opcert' target before running this test (cmake --build $build_dir)"
@@ -116,27 +116,27 @@ for header in opcert/backend_abi.h opcert/sdk/backend.h opcert/sdk/api_table.h o
 done
 echo "    installed: bin/opcert, include/opcert, ${config_file#"$prefix/"}"
 
-step "3/12 configure examples/plugin against the install prefix"
+step "3/13 configure examples/plugin against the install prefix"
 run "$cmake" -S "$source_dir/examples/plugin" -B "$example_build" "${generator_args[@]}" "${compiler_args[@]}" \
   "-DCMAKE_PREFIX_PATH=$prefix" "-DCMAKE_INSTALL_PREFIX=$prefix" -DCMAKE_BUILD_TYPE=Release
 found_dir="$(sed -n 's/^opcert_DIR:PATH=//p' "$example_build/CMakeCache.txt")"
 [[ "$(cd "$found_dir" 2>/dev/null && pwd -P)" == "$(dirname "$config_file")" ]] ||
   fail "find_package(opcert) found '$found_dir', not the package installed in $prefix"
 
-step "4/12 build examples/plugin"
+step "4/13 build examples/plugin"
 run "$cmake" --build "$example_build"
 
-step "5/12 install examples/plugin into the same prefix"
+step "5/13 install examples/plugin into the same prefix"
 run "$cmake" --install "$example_build"
 manifest="$plugins/example_npu.json"
 [[ -f "$manifest" ]] || fail "the example did not install its manifest to $manifest"
 echo "    manifest: $(tr -d '\n ' <"$manifest")"
 
-step "6/12 run the example's own tests (opcert::opcert from the package, the build tree as plugin dir)"
+step "6/13 run the example's own tests (opcert::opcert from the package, the build tree as plugin dir)"
 run "$cmake" -E chdir "$example_build" ctest --output-on-failure "${config_args[@]}"
 grep -q "example_npu.loads" "$current_log" || fail "the example's ctest ran no test: opcert::opcert was not defined by the package"
 
-step "7/12 opcert list finds the plugin through OPCERT_PLUGIN_PATH"
+step "7/13 opcert list finds the plugin through OPCERT_PLUGIN_PATH"
 list_out="$work/list.txt"
 current_log="$list_out"
 status=0
@@ -147,7 +147,7 @@ grep -qF "example_npu.softmax.reference" "$list_out" ||
   fail "opcert list does not show the implementation 'example_npu.softmax.reference'"
 grep -F "example_npu" "$list_out" | sed 's/^/    | /'
 
-step "8/12 opcert list --json shows the plugin with its provenance"
+step "8/13 opcert list --json shows the plugin with its provenance"
 json_out="$work/list.json"
 current_log="$json_out"
 status=0
@@ -191,7 +191,7 @@ print(f"example_npu {b.get('version')} ({b.get('vendor')}), ABI {b.get('abi_vers
 PY
 sed 's/^/    /' "$work/check-json.log"
 
-step "9/12 opcert certify the plugin on plan basic, and opcert verify the bundle against its library"
+step "9/13 opcert certify the plugin on plan basic, and opcert verify the bundle against its library"
 bundle="$work/certificate"
 library="$("$python" -c 'import json,os,sys; m=sys.argv[1]; print(os.path.realpath(os.path.join(os.path.dirname(m), json.load(open(m))["backend"]["library_path"])))' "$manifest")"
 openssl genpkey -algorithm ed25519 -out "$work/vendor.pem" >>"$current_log" 2>&1 || fail "openssl could not make an Ed25519 key"
@@ -202,7 +202,7 @@ run env OPCERT_PLUGIN_PATH="$plugins" "$prefix/bin/opcert" verify "$bundle" --pu
 grep -q '"verdict": "certified"' "$bundle/manifest.json" || fail "the example plugin was not certified (see $bundle/summary.md)"
 echo "    certified: $(sed -n 's/.*\*\*\(.*\)\*\*.*/\1/p' "$bundle/summary.md" | head -n 1), library $library"
 
-step "10/12 opcert verify rejects a rebuilt plugin library"
+step "10/13 opcert verify rejects a rebuilt plugin library"
 rebuilt="$work/example-rebuilt"
 run "$cmake" -S "$source_dir/examples/plugin" -B "$rebuilt" "${generator_args[@]}" "${compiler_args[@]}" \
   "-DCMAKE_PREFIX_PATH=$prefix" -DCMAKE_BUILD_TYPE=Debug
@@ -216,7 +216,7 @@ current_log="$work/verify-rebuilt.txt"
 grep -q "is not the certified library" "$work/verify-rebuilt.txt" || fail "opcert verify did not say the library differs"
 sed -n 's/^INVALID: /    refused: /p' "$work/verify-rebuilt.txt"
 
-step "11/12 a moved install stands alone: opcert run --suite smoke reads the prefix's own suites"
+step "11/13 a moved install stands alone: opcert run --suite smoke reads the prefix's own suites"
 moved="$work/moved-prefix"
 run cp -a "$prefix" "$moved"
 run env -u OPCERT_SUITE_PATH "$moved/bin/opcert" run --backend cpu --no-peer --suite smoke --filter '^softmax' \
@@ -235,7 +235,7 @@ print(f"    {len(report['results'])} results from {path}")
 PY
 tail -n 1 "$current_log"
 
-step "12/12 the moved install's Python bridge serves a Python backend with the prefix's own opcert API"
+step "12/13 the moved install's Python bridge serves a Python backend with the prefix's own opcert API"
 bridge="$(find "$moved" -name 'libopcert_python.so' -print -quit)"
 if [[ -z "$bridge" ]]; then
   echo "    skipped: this build has no Python bridge (OPCERT_WITH_PYTHON)"
@@ -270,5 +270,22 @@ print(f"    where_ops served by {where['source']['library_path']} with the API o
 PY
   tail -n 1 "$current_log"
 fi
+
+step "13/13 the moved install's opcert selftest loads the prefix's own mutant backend"
+printf '{"suite_format": "1.0", "cases": [{"op": "softmax", "params": {"dtype": "fp32", "rows": 64, "n": 1000}}]}\n' > "$work/softmax.json"
+run env -u OPCERT_SUITE_PATH "$moved/bin/opcert" selftest --suite "$work/softmax.json" --mutant 'mutants.softmax.last_dropped' \
+  --out "$work/selftest"
+"$python" - "$work/selftest" "$moved" >>"$current_log" 2>&1 <<'PY' || fail "the moved install's selftest did not use its own mutant backend (see below)"
+import glob, json, os, sys
+report = json.load(open(glob.glob(os.path.join(sys.argv[1], "*", "report.json"))[0]))
+moved = os.path.realpath(sys.argv[2])
+mutants = next(b for b in report["backends"] if b["name"] == "mutants")
+if not os.path.realpath(mutants["library_path"]).startswith(moved + os.sep):
+    sys.exit(f"the mutant backend was loaded from {mutants['library_path']}, not from {moved}")
+if not json.load(open(os.path.join(sys.argv[1], "selftest.json")))["clean"]:
+    sys.exit("selftest.json is not clean")
+print(f"    mutants from {mutants['library_path']}; last_dropped caught")
+PY
+tail -n 1 "$current_log"
 
 echo "install_and_discover: OK"

@@ -8,7 +8,9 @@
 Rules:
   layers    an #include may point only at its own layer or a lower one (LAYERS, lowest first);
             run/ and bench/ are siblings and include neither each other; an op's folder includes
-            no other op's (ops/common is shared); the shipped backends see only the ABI and SDK.
+            no other op's (ops/common is shared); the shipped backends see only the ABI and SDK,
+            but the mutant backend of `opcert selftest`, which reads and writes values with the
+            harness's exact codec (model/) so that its correct twins round once, as the reference does.
   links     a harness CMake target links only targets of its own layer or lower ones.
   op names  no harness or reports source outside harness/ops/<op>/ holds "<op>" as a string.
   peer      no harness or reports source holds the word torch in a string literal, but the one
@@ -24,20 +26,22 @@ import tempfile
 
 # Lowest first. A layer may include itself and any layer before it.
 LAYERS = ["abi", "sdk", "model", "opkit", "loader", "reference", "ops", "check", "ranks", "reports", "compare",
-          "certify", "session", "golden", "run", "bench", "cli"]
+          "selftest", "certify", "session", "golden", "run", "bench", "cli"]
 SIBLINGS = {("run", "bench"), ("bench", "run")}  # same height, but strangers
 RANK = {name: i for i, name in enumerate(LAYERS)}
 RANK["bench"] = RANK["run"]
 RANK["cli"] = RANK["run"] + 1
-HARNESS_LAYERS = ["model", "opkit", "loader", "reference", "ops", "check", "ranks", "compare", "certify", "session", "golden",
+HARNESS_LAYERS = ["model", "opkit", "loader", "reference", "ops", "check", "ranks", "compare", "selftest", "certify", "session", "golden",
                   "run", "bench", "cli"]
+# What a backend may include beyond the ABI and the SDK, and why (the docstring says).
+BACKEND_ALLOWANCES = {"backend:mutants": {"model"}}
 SOURCE_SUFFIXES = (".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh", ".in")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 DEFAULT_PEER_LINE = re.compile(r'constexpr const char\* kDefaultPeer = "torch";')
 TARGET_LAYER = {"abi": "abi", "sdk": "sdk", "model": "model", "opkit": "opkit", "loader": "loader",
                 "platform": "loader", "reference": "reference", "ops": "ops", "check": "check", "ranks": "ranks",
-                "reports": "reports", "compare": "compare", "certify": "certify", "session": "session", "golden": "golden", "run": "run", "bench": "bench"}
+                "reports": "reports", "compare": "compare", "selftest": "selftest", "certify": "certify", "session": "session", "golden": "golden", "run": "run", "bench": "bench"}
 
 
 def layer_of(rel):
@@ -109,7 +113,7 @@ def check_includes(root):
                             problems.append(f"{rel}: includes {path}, another op's folder (share code through ops/common)")
                     continue
                 if mine.startswith("backend:"):
-                    if theirs not in ("abi", "sdk"):
+                    if theirs not in ("abi", "sdk") and theirs not in BACKEND_ALLOWANCES.get(mine, ()):
                         problems.append(f"{rel}: includes {path} ({theirs}); a backend sees only the ABI and the SDK")
                     continue
                 if theirs.startswith("backend:"):
@@ -124,7 +128,7 @@ def check_includes(root):
 
 
 LINK_CALL = re.compile(r"target_link_libraries\(\s*(\S+)(.*?)\)", re.S)
-LINKED = re.compile(r"opcert(?:::|_)(abi|sdk|model|opkit|loader|platform|reference|ops|op_\w+|check|ranks|reports|session|run|bench)\b")
+LINKED = re.compile(r"opcert(?:::|_)(abi|sdk|model|opkit|loader|platform|reference|ops|op_\w+|check|ranks|reports|compare|selftest|certify|session|golden|run|bench)\b")
 
 
 def check_links(root):

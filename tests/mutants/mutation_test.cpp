@@ -3,17 +3,28 @@
 // nothing else (docs/TOLERANCES.md, calibration rule 2).
 #include <gtest/gtest.h>
 
-#include <iostream>
 #include <memory>
-#include <regex>
 
-#include "check/suite.h"
+#include "loader/plugin_discovery.h"
+#include "loader/registry.h"
 #include "session/execution.h"
-#include "loader/backend_handle.h"
-#include "mutant_backend.h"
 
 namespace opcert {
 namespace {
+
+// The mutant backend as `opcert selftest` loads it: the plugin library, through discovery and the C ABI.
+BackendHandle& mutants() {
+  static Registry* registry = [] {
+    auto* r = new Registry;
+    DiscoveryOptions options;
+    options.plugin_libraries = {OPCERT_MUTANTS_PLUGIN};
+    discover_plugins(*r, options);
+    return r;
+  }();
+  BackendHandle* handle = registry->find("mutants");
+  if (handle == nullptr) throw std::runtime_error("the mutant plugin " OPCERT_MUTANTS_PLUGIN " did not load");
+  return *handle;
+}
 
 TensorSpec operand(const std::string& name, opcert_dtype dtype, std::vector<int64_t> shape, double lo = -1.0,
                    double hi = 1.0) {
@@ -221,20 +232,13 @@ const Mutation kMutations[] = {
     {"mutants.softmax.last_dropped", softmax_fp32},
 };
 
-class MutationTest : public ::testing::TestWithParam<Mutation> {
- protected:
-  static void SetUpTestSuite() { backend_ = BackendHandle::open(opcert_mutants_backend_get_api(), BackendSource{}); }
-  static void TearDownTestSuite() { backend_.reset(); }
-  static std::unique_ptr<BackendHandle> backend_;
-};
-
-std::unique_ptr<BackendHandle> MutationTest::backend_;
+class MutationTest : public ::testing::TestWithParam<Mutation> {};
 
 TEST_P(MutationTest, TheCorrectControlPassesAndTheMutantFails) {
   const Case c = GetParam().make();
-  const CaseResult control = execute_case(*backend_, "mutants." + c.op + ".correct", c);
+  const CaseResult control = execute_case(mutants(), "mutants." + c.op + ".correct", c);
   EXPECT_EQ(control.status, Status::kPassed) << control.message;
-  const CaseResult mutant = execute_case(*backend_, GetParam().impl, c);
+  const CaseResult mutant = execute_case(mutants(), GetParam().impl, c);
   EXPECT_EQ(mutant.status, Status::kFailed) << GetParam().impl << " was not caught: " << mutant.message;
   if (std::string(GetParam().impl).ends_with("write_past_end")) {
     EXPECT_TRUE(mutant.out_of_bounds_write);
@@ -244,91 +248,19 @@ TEST_P(MutationTest, TheCorrectControlPassesAndTheMutantFails) {
 // TF32 input rounding is what allow_tf32 permits and nothing else: the same TF32 GEMM passes a
 // case that allows it and fails the case that does not (docs/TOLERANCES.md, "TF32 inputs").
 TEST(Tf32Mutant, Tf32InputsPassOnlyWhereTheCaseAllowsThem) {
-  const auto backend = BackendHandle::open(opcert_mutants_backend_get_api(), BackendSource{});
+  BackendHandle& backend = mutants();
   const Case allowed =
       make_case("gemm",
                 {operand("a", OPCERT_DTYPE_F32, {16, 256}), operand("b", OPCERT_DTYPE_F32, {32, 256}),
                  operand("bias", OPCERT_DTYPE_F32, {32})},
                 {operand("c", OPCERT_DTYPE_F32, {16, 32})}, {{"allow_tf32", int64_t{1}}});
-  const CaseResult pass = execute_case(*backend, "mutants.gemm.tf32_inputs", allowed);
+  const CaseResult pass = execute_case(backend, "mutants.gemm.tf32_inputs", allowed);
   EXPECT_EQ(pass.status, Status::kPassed) << pass.message;
   Case refused = allowed;
   refused.attrs.erase("allow_tf32");
-  const CaseResult fail = execute_case(*backend, "mutants.gemm.tf32_inputs", refused);
+  const CaseResult fail = execute_case(backend, "mutants.gemm.tf32_inputs", refused);
   EXPECT_EQ(fail.status, Status::kFailed) << "TF32 passed an fp32 case: " << fail.message;
 }
-
-// Rounding slips, caught by the shipped smoke suite's own cases: each mutant fails at least one
-// case the filter picks, with the expected reason, and its correct twin passes every one of them
-// (docs/TOLERANCES.md, "Rounding").
-struct SuiteMutation {
-  const char* impl;
-  const char* filter;  // a regular expression over the smoke suite's case ids
-  const char* reason;  // in the message of at least one FAILED case
-};
-
-const SuiteMutation kRoundingMutations[] = {
-    // Random bf16 GEMMs: truncation leans half an ulp toward zero, which the bias test sees.
-    {"mutants.gemm.truncated_output", R"(^gemm\..*bf16)", "biased rounding"},
-    {"mutants.gemm.truncated_output", R"(^gemm\..*\.rounding)", "not rounded to nearest even"},
-    {"mutants.gemm.half_away_output", R"(^gemm\..*\.rounding)", "not rounded to nearest even"},
-    {"mutants.gemm.odd_output", R"(^gemm\..*\.rounding)", "not rounded to nearest even"},
-    {"mutants.gemm_fp8.truncated_output", R"(^gemm_fp8\..*\.rounding)", "not rounded to nearest even"},
-    {"mutants.gemm_int8.half_away_output", R"(^gemm_int8\..*\.rounding)", "not rounded to nearest even"},
-    {"mutants.quantize.half_away_codes", R"(^quantize\..*int8.*rounding)", "not rounded to nearest even"},
-    {"mutants.quantize.truncated_codes", R"(^quantize\..*e4m3.*rounding)", "not rounded to nearest even"},
-    {"mutants.attention.truncated_output", R"(^attention\..*bf16)", "biased rounding"},
-    {"mutants.rms_norm.truncated_output", R"(^rms_norm\..*bf16)", "biased rounding"},
-    {"mutants.rope.truncated_output", R"(^rope\..*bf16.*)", "rounding"},
-    {"mutants.rope.half_away_output", R"(^rope\..*\.rounding)", "not rounded to nearest even"},
-    {"mutants.softmax.truncated_output", R"(^softmax\..*bf16)", "rounding"},
-};
-
-class RoundingMutationTest : public ::testing::TestWithParam<SuiteMutation> {
- protected:
-  static void SetUpTestSuite() {
-    backend_ = BackendHandle::open(opcert_mutants_backend_get_api(), BackendSource{});
-    smoke_ = std::make_unique<Suite>(load_suite("smoke", 1));
-  }
-  static void TearDownTestSuite() {
-    backend_.reset();
-    smoke_.reset();
-  }
-  static std::unique_ptr<BackendHandle> backend_;
-  static std::unique_ptr<Suite> smoke_;
-};
-
-std::unique_ptr<BackendHandle> RoundingMutationTest::backend_;
-std::unique_ptr<Suite> RoundingMutationTest::smoke_;
-
-TEST_P(RoundingMutationTest, TheShippedSuiteCatchesTheMutantAndPassesItsTwin) {
-  const SuiteMutation& m = GetParam();
-  const std::regex filter(m.filter);
-  int judged = 0, caught = 0;
-  std::string reasons;
-  for (const Case& c : smoke_->cases) {
-    if (!std::regex_search(c.id, filter)) continue;
-    const CaseResult control = execute_case(*backend_, "mutants." + c.op + ".correct", c);
-    if (control.status == Status::kSkipped) continue;  // beyond the naive code (varlen, residual)
-    ++judged;
-    EXPECT_EQ(control.status, Status::kPassed) << c.id << ": " << control.message;
-    const CaseResult mutant = execute_case(*backend_, m.impl, c);
-    if (mutant.status == Status::kFailed && mutant.message.find(m.reason) != std::string::npos && caught++ == 0)
-      std::cout << m.impl << " caught on " << c.id << ": " << mutant.message << "\n";  // the figures TOLERANCES.md quotes
-    reasons += "\n  " + c.id + ": " + std::string(status_name(mutant.status)) + " " + mutant.message;
-  }
-  ASSERT_GT(judged, 0) << "no smoke case matches " << m.filter;
-  EXPECT_GT(caught, 0) << m.impl << " escaped all " << judged << " cases, or failed without \"" << m.reason << "\":" << reasons;
-}
-
-INSTANTIATE_TEST_SUITE_P(EveryRoundingSlip, RoundingMutationTest, ::testing::ValuesIn(kRoundingMutations),
-                         [](const auto& info) {
-                           std::string name = std::string(info.param.impl).substr(sizeof("mutants.") - 1) + "_" +
-                                              std::to_string(info.index);
-                           for (char& ch : name)
-                             if (ch == '.') ch = '_';
-                           return name;
-                         });
 
 INSTANTIATE_TEST_SUITE_P(EveryDefect, MutationTest, ::testing::ValuesIn(kMutations),
                          [](const auto& info) {

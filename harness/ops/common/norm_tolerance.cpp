@@ -32,8 +32,9 @@ void norm_tolerance(const Case& c, const ReferenceOutput& ref, OutputTolerance& 
   // The roundings into T of per-element intermediates are to nearest, so unbiased; but layer_norm
   // may hold its row's mean and deviation to T's precision (torch's CPU bf16 layer_norm does),
   // one error shared by the whole row, which leans a row's elements alike: then the test of
-  // biased rounding counts it with the fp32 part.
-  t.bias_noise = [=](std::size_t i) { return floor + (growth * ua + (row_statistics_in_t ? u : 0.0)) * r->magnitude_at(i); };
+  // biased rounding takes whole rows as its units of chance.
+  t.bias_noise = [=](std::size_t i) { return floor + growth * ua * r->magnitude_at(i); };
+  if (row_statistics_in_t) t.bias_group = static_cast<std::size_t>(h);
 }
 
 }  // namespace opcert::ops::common

@@ -13,7 +13,7 @@
 #include "check/compare.h"
 #include "check/fill.h"
 #include "ops/gemm/gemm_tf32.h"
-#include "ops/gemm/tf32_rounding.h"
+#include "mutants/tf32_rounding.h"  // backends/mutants
 #include "ops/op_test_support.h"
 
 namespace opcert {

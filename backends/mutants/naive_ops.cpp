@@ -7,7 +7,7 @@
 
 #include "model/dtype.h"
 #include "model/scalar_codec.h"
-#include "ops/gemm/tf32_rounding.h"
+#include "tf32_rounding.h"
 
 namespace opcert::mutants {
 namespace {
@@ -102,7 +102,10 @@ void gemm_int8(const sdk::GemmInt8Operands& g, Defect defect) {
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < N; ++n) {
       double acc = 0.0;
-      for (int64_t k = 0; k < K; ++k) acc += ld(a, m * K + k) * ld(b, n * K + k);
+      for (int64_t k = 0; k < K; ++k) {
+        acc += ld(a, m * K + k) * ld(b, n * K + k);
+        if (defect == Defect::kInt16Accumulation) acc = std::clamp(acc, -32768.0, 32767.0);
+      }
       if (!g.dequantize) {
         st(c, m * N + n, acc);
         continue;

@@ -1,4 +1,4 @@
-// Test helper: what TF32 tensor cores do to an fp32 input (docs/OPS.md#gemm, allow_tf32): keep 10
+// What TF32 tensor cores do to an fp32 input (docs/OPS.md#gemm, allow_tf32): keep 10
 // of its 23 explicit mantissa bits, rounding to nearest with ties away from zero as cuBLAS does.
 // Used to build the GEMMs a conforming TF32 backend may return.
 #pragma once

@@ -1,13 +1,18 @@
-#include "mutant_backend.h"
-
+// The "mutants" backend (docs/TOLERANCES.md, "Detection power"): for each op a correct naive
+// implementation ("mutants.<op>.correct", the twin) and deliberately broken ones
+// ("mutants.<op>.<defect>"), each a slip an author who misread docs/OPS.md might make.
+// `opcert selftest` loads it as a plugin and checks that the shipped suites catch every one.
 #include <opcert/sdk/backend.h>
 #include <opcert/sdk/checked_implementation.h>
+#include <opcert/sdk/collective_implementations.h>
 #include <opcert/sdk/ops.h>
 
 #include <initializer_list>
 #include <string>
 #include <utility>
 
+#include "collectives/collective_impls.h"
+#include "naive_collectives.h"
 #include "naive_ops.h"
 
 namespace opcert::mutants {
@@ -25,9 +30,15 @@ struct MutantOp {
   std::initializer_list<std::pair<Defect, const char*>> variants;
 };
 
-class MutantBackend : public sdk::Backend {
+// Collectives take the CPU backend's communicator (MPI across the ranks of the job): the mutants
+// differ from their twins only in what they compute from every rank's x.
+sdk::CollectiveTarget collective_target() { return {OPCERT_DEVICE_CPU, cpu::mpi_job_ranks, nullptr}; }
+
+class MutantBackend : public sdk::Backend, public cpu::CpuCollectives {
  public:
-  MutantBackend() {
+  static constexpr bool kHasCollectives = true;
+
+  MutantBackend() : CpuCollectives(static_cast<const sdk::Backend&>(*this)) {
     add_op<sdk::GemmOperands>({"gemm", sdk::parse_gemm, gemm, nullptr,
                                {{Defect::kNone, "correct"},
                                 {Defect::kBf16Accumulation, "bf16_accumulation"},
@@ -49,7 +60,8 @@ class MutantBackend : public sdk::Backend {
                                    {{Defect::kNone, "correct"},
                                     {Defect::kScaleDropped, "scale_dropped"},
                                     {Defect::kBiasDropped, "bias_dropped"},
-                                    {Defect::kHalfAwayOutput, "half_away_output"}}});
+                                    {Defect::kHalfAwayOutput, "half_away_output"},
+                                    {Defect::kInt16Accumulation, "int16_accumulation"}}});
     add_op<sdk::QuantizeOperands>({"quantize", sdk::parse_quantize, quantize, nullptr,
                                    {{Defect::kNone, "correct"},
                                     {Defect::kWrongQuantMax, "wrong_qmax"},
@@ -88,8 +100,26 @@ class MutantBackend : public sdk::Backend {
                                    {Defect::kWritePastEnd, "write_past_end"},
                                    {Defect::kLastDropped, "last_dropped"},
                                    {Defect::kTruncatedOutput, "truncated_output"}}});
+    for (const CollectiveVariant& v : collective_variants()) {
+      const std::string description = v.defect == CollectiveDefect::kNone ? "every rank's x gathered, reduced in fp64, correct"
+                                                                          : std::string("defect: ") + v.name;
+      for (sdk::Implementation impl : sdk::collective_implementations("mutants", v.name, description, collective_target()))
+        if (impl.op == sdk::collective_name(v.op)) add(std::move(impl));
+    }
   }
-  sdk::BackendInfo info() const override { return {"mutants", "1.0", "opcert tests", "deliberately broken ops"}; }
+  sdk::BackendInfo info() const override { return {"mutants", "1.0", "opcert", "deliberately broken ops (opcert selftest)"}; }
+
+  void run_collective(const sdk::OpCall& call, opcert_comm* comm) override {
+    if (comm == nullptr) throw sdk::Error(OPCERT_ERROR_INVALID_ARGUMENT, "null communicator");
+    auto& c = *reinterpret_cast<cpu::CpuComm*>(comm);
+    const std::string key(call.impl_key());
+    const sdk::Collective which = sdk::collective_of(implementation(key).op);
+    const sdk::CollectiveArgs args = sdk::checked_collective(call, which, c.nranks(), collective_target());
+    for (const CollectiveVariant& v : collective_variants())
+      if (v.op == which && key == std::string("mutants.") + sdk::collective_name(v.op) + "." + v.name)
+        return run_naive_collective(c, args, v.defect);
+    throw sdk::Error(OPCERT_ERROR_NOT_FOUND, "no collective variant '" + key + "'");
+  }
 
  private:
   template <class Operands>
@@ -106,4 +136,4 @@ class MutantBackend : public sdk::Backend {
 }  // namespace
 }  // namespace opcert::mutants
 
-OPCERT_SDK_DEFINE_BUILTIN(opcert_mutants_backend_get_api, opcert::mutants::MutantBackend)
+OPCERT_SDK_EXPORT_PLUGIN(opcert::mutants::MutantBackend)

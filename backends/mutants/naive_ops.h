@@ -21,6 +21,7 @@ enum class Defect {
   kBf16Inputs,            // gemm: a and b rounded to bf16 first, coarser than allow_tf32 permits
   kWritePastEnd,          // gemm, softmax: one element written after the output
   kScaleDropped,          // gemm_fp8, gemm_int8: b_scale (gemm_int8: a_scale) ignored
+  kInt16Accumulation,     // gemm_int8: a saturating 16-bit accumulator (clamped to int16 after every product)
   kBlockScaleTransposed,  // gemm_fp8 block scaling: b_scale read as [k block, n block]
   kCausalOffByOne,        // attention: each query also sees the next key
   kWrongGqaMapping,       // attention: query head h reads kv head h % Hkv instead of h / group

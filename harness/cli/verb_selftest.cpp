@@ -1,0 +1,154 @@
+// `opcert selftest` (docs/CLI.md, "selftest"): the detection power of the shipped suites, proved
+// on the mutant backend (backends/mutants). Each suite runs every mutant and its correct twin
+// through the ordinary run (workers, the C ABI, the result stream), and the mutant detection reads
+// the results back: which slips some case caught, and where a twin raised a false alarm.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+#include "check/suite.h"
+#include "cli/cli_context.h"
+#include "cli/run_settings_builder.h"
+#include "cli/verbs.h"
+#include "loader/install_layout.h"
+#include "model/exit_codes.h"
+#include "model/input_error.h"
+#include "opkit/op_registry.h"
+#include "ranks/launch_env.h"
+#include "ranks/world.h"
+#include "reports/report_reader.h"
+#include "reports/report_writer.h"
+#include "run/collective_runner.h"
+#include "run/conformance_runner.h"
+#include "selftest/detection_report.h"
+#include "selftest/mutant_detection.h"
+#include "session/run_paths.h"
+
+namespace opcert {
+namespace {
+
+struct SelftestFlags {
+  std::vector<std::string> suites;
+  std::string mutants;
+  std::string out;
+  uint64_t seed = 1;
+  double timeout_s = 60.0;
+  std::string progress = "quiet";
+  bool json = false;
+};
+
+bool holds_collectives(const Suite& suite) {
+  for (const Case& c : suite.cases)
+    if (const OpDescriptor* op = find_op(c.op); op != nullptr && op->family == OpFamily::kCollective) return true;
+  return false;
+}
+
+// A collective's mutants differ from their twins only across ranks; compute suites run in workers,
+// without a launcher. The suites and the launch must agree.
+void check_launch(const Suite& suite, const std::string& name, int ranks) {
+  const bool collectives = holds_collectives(suite);
+  if (collectives && ranks < 2)
+    throw InputError(fmt::format("suite '{}' holds collectives, whose mutants differ from their twins only across ranks: "
+                                 "run `mpirun -np 4 opcert selftest --suite {}`",
+                                 name, name));
+  if (!collectives && ranks > 1)
+    throw InputError(fmt::format("suite '{}' holds no collectives: run compute suites without mpirun/srun", name));
+}
+
+// The mutants asked for, and every twin, which each mutant is judged against.
+std::string implementation_selection(const std::string& mutants) {
+  if (mutants.empty()) return "";
+  return mutants + "," + kMutantKeyPrefix + "*." + kTwinSlip;
+}
+
+}  // namespace
+
+void add_selftest_verb(CLI::App& app, int& exit_code) {
+  auto* verb = app.add_subcommand("selftest", "Prove the suites' detection power on the shipped mutant backend");
+  auto flags = std::make_shared<SelftestFlags>();
+  verb->add_option("--suite", flags->suites,
+                   "Suite to judge with (repeatable; default: smoke, or collectives under an MPI launcher)")
+      ->type_name("NAME|FILE");
+  verb->add_option("--mutant", flags->mutants,
+                   "Mutants to run: comma-separated globs over their keys, '!' excludes (default: all); twins always run")
+      ->type_name("GLOBS");
+  verb->add_option("--out", flags->out, "Output directory (default: out/selftest-<UTC timestamp>)")->type_name("DIR");
+  verb->add_option("--seed", flags->seed, "Seed of the generated inputs")->capture_default_str();
+  verb->add_option("--timeout", flags->timeout_s, "Per-case timeout in seconds")
+      ->type_name("SECONDS")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  verb->add_option("--progress", flags->progress, "A line per case (plain), or notes only (quiet)")
+      ->check(CLI::IsMember({"quiet", "plain"}))
+      ->capture_default_str();
+  verb->add_flag("--json", flags->json, "Print selftest.json instead of the table");
+
+  verb->callback([flags, &exit_code] {
+    const auto started = std::chrono::system_clock::now();
+    const LaunchEnv launch = read_launch_env();
+    const int launched_ranks = launch.launcher.empty() ? 1 : launch.size.value_or(1);
+    std::vector<std::string> names = flags->suites;
+    if (names.empty()) names = {launched_ranks > 1 ? "collectives" : "smoke"};
+    std::vector<Suite> suites;
+    for (const std::string& name : names) {
+      suites.push_back(load_suite(name, flags->seed));
+      check_launch(suites.back(), name, launched_ranks);
+    }
+
+    CommonOptions options;
+    options.backend = "mutants";
+    const std::filesystem::path library = mutants_library();
+    if (!std::filesystem::exists(library))
+      throw NoBackendError(fmt::format("the mutant backend {} is missing: build the opcert_mutants target, or reinstall opcert",
+                                       library.string()));
+    options.plugin_libraries = {library.string()};
+    const PlatformCatalog platforms = load_platform_catalog(options);
+    auto registry = load_registry(options);
+    const auto selected = select_backends(*registry, options.backend);
+    const std::filesystem::path out =
+        flags->out.empty() ? default_out_dir(started).parent_path() / ("selftest-" + default_out_dir(started).filename().string())
+                           : std::filesystem::path(flags->out);
+    const std::unique_ptr<World> world = launched_ranks > 1 ? make_world() : nullptr;
+    const bool writes = world == nullptr || world->rank() == 0;
+
+    DetectionTally tally;
+    for (std::size_t i = 0; i < suites.size(); ++i) {
+      RunSettings s = conformance_settings(options, platforms);
+      s.impl_selection = implementation_selection(flags->mutants);
+      s.out_dir = out / suite_folder_name(names[i], flags->seed);
+      s.seed = flags->seed;
+      s.timeout = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(flags->timeout_s * 1000.0)));
+      s.progress = *parse_progress_mode(flags->progress);
+      s.repro_suite = names[i];
+      s.environment = environment_inputs(*registry, "");
+      const int code = world ? run_collectives(run_targets(*registry, selected, ""), suites[i], s, *world)
+                             : run_conformance(run_targets(*registry, selected, ""), suites[i], s);
+      if (code == kExitInterrupted) {
+        if (world) world->finalize();
+        exit_code = code;  // what finished is in the suite's reports; no verdict on a part
+        return;
+      }
+      if (writes) tally.add(read_run_report(s.out_dir), names[i]);
+    }
+    // Rank 0 judges and writes; every rank of a job exits with its verdict.
+    std::vector<uint8_t> verdict = {static_cast<uint8_t>(kExitOk)};
+    if (writes) {
+      const DetectionSummary summary = tally.summary();
+      write_file_atomically(out / "selftest.json", detection_json(summary).dump(2) + "\n");
+      write_file_atomically(out / "selftest.md", detection_markdown(summary));
+      if (flags->json) fmt::print("{}\n", detection_json(summary).dump(2));
+      else fmt::print("\nMutant detection\n{}selftest.json and selftest.md in {}\n", detection_text(summary), out.string());
+      verdict[0] = static_cast<uint8_t>(summary.clean() ? kExitOk : kExitCheckFailed);
+    }
+    if (world) {
+      if (!world->broadcast(verdict, 0, std::chrono::steady_clock::now() + std::chrono::seconds(60)))
+        verdict[0] = static_cast<uint8_t>(kExitCheckFailed);  // rank 0 is gone: no verdict is no pass
+      world->finalize();
+    }
+    exit_code = verdict[0];
+  });
+}
+
+}  // namespace opcert
