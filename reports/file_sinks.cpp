@@ -16,7 +16,8 @@ namespace {
 
 class ResultsJsonlSink final : public ResultSink {
  public:
-  explicit ResultsJsonlSink(const std::filesystem::path& out_dir) : file_(out_dir, ResultsJsonl::Mode::kTruncate) {}
+  ResultsJsonlSink(const std::filesystem::path& out_dir, bool append)
+      : file_(out_dir, append ? ResultsJsonl::Mode::kAppend : ResultsJsonl::Mode::kTruncate) {}
   std::string name() const override { return ResultsJsonl::kFileName; }
   void case_done(const CaseResult& result, bool) override { file_.append(result); }
 
@@ -75,8 +76,8 @@ class BenchJsonWriter final : public ReportWriter {
 
 }  // namespace
 
-std::unique_ptr<ResultSink> make_results_jsonl_sink(const std::filesystem::path& out_dir) {
-  return std::make_unique<ResultsJsonlSink>(out_dir);
+std::unique_ptr<ResultSink> make_results_jsonl_sink(const std::filesystem::path& out_dir, bool append) {
+  return std::make_unique<ResultsJsonlSink>(out_dir, append);
 }
 
 std::unique_ptr<ResultSink> make_measurements_jsonl_sink(const std::filesystem::path& out_dir) {

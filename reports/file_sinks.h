@@ -12,8 +12,9 @@
 namespace opcert {
 
 /// results.jsonl: one CaseResult a line (model/case_result_json.h). Opens the file now: throws
-/// std::runtime_error naming it when --out cannot be written.
-std::unique_ptr<ResultSink> make_results_jsonl_sink(const std::filesystem::path& out_dir);
+/// std::runtime_error naming it when --out cannot be written. `append`: a resumed run, which keeps
+/// the lines there (a partial last one, from a killed writer, is cut off).
+std::unique_ptr<ResultSink> make_results_jsonl_sink(const std::filesystem::path& out_dir, bool append = false);
 
 /// measurements.jsonl: one benchmark record a line (reports/bench_record_json.h). Opens it now.
 std::unique_ptr<ResultSink> make_measurements_jsonl_sink(const std::filesystem::path& out_dir);

@@ -441,7 +441,10 @@ int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, co
   report.finished_at = now_utc();
   report.environment = capture_environment(s.environment);
   stream.run_finished(report);
-  if (stream.failed()) fmt::print(stderr, "opcert: error: some outputs could not be written (see above)\n");
+  if (stream.failed()) {
+    fmt::print(stderr, "opcert: error: some outputs could not be written (see above)\n");
+    if (exit_code == kExitOk) exit_code = kExitCheckFailed;  // a full disk is a failure of the machine
+  }
   return exit_code;
 }
 

@@ -28,31 +28,36 @@ struct Lean {
   double z = 0.0;  // standard errors by which |mean| exceeds kSystematicSpacings
 };
 
-// Each error's batch: contiguous runs of the observation order, cut only between groups, `batches`
-// of them of about equal numbers of groups.
-std::vector<std::size_t> batches_of(const std::vector<int64_t>& groups, std::size_t batches, std::size_t distinct) {
+// The distinct values of `keys`, sorted.
+std::vector<int64_t> distinct_of(std::vector<int64_t> keys) {
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+// Each error's batch: runs of consecutive groups, `batches` of them of about equal numbers of
+// groups, so that a batch is made of whole groups.
+std::vector<std::size_t> batches_of(const std::vector<int64_t>& groups, const std::vector<int64_t>& distinct, std::size_t batches) {
   std::vector<std::size_t> batch(groups.size());
-  std::size_t ordinal = 0;
   for (std::size_t i = 0; i < groups.size(); ++i) {
-    if (i > 0 && groups[i] != groups[i - 1]) ++ordinal;
-    batch[i] = ordinal * batches / distinct;
+    const auto ordinal = static_cast<std::size_t>(std::lower_bound(distinct.begin(), distinct.end(), groups[i]) - distinct.begin());
+    batch[i] = ordinal * batches / distinct.size();
   }
   return batch;
 }
 
-// Mean and z of errors in observation order. Contiguous elements share intermediates (a row's
-// sum, a query's probabilities), so the standard error is that of the means of contiguous batches.
+// Mean and z of the errors. Contiguous elements share intermediates (a row's sum, a query's
+// probabilities), so the mean is that of the batch means and its standard error theirs: batches
+// of contiguous elements, or of whole groups where elements share errors by groups.
 Lean lean_of(const std::vector<float>& errors, const std::vector<std::size_t>& batch, std::size_t batches) {
   const std::size_t n = errors.size();
-  double total = 0.0;
-  for (float e : errors) total += e;
-  Lean lean;
-  lean.mean = total / static_cast<double>(n);
   std::vector<double> sums(batches, 0.0), counts(batches, 0.0);
   for (std::size_t i = 0; i < n; ++i) {
     sums[batch[i]] += errors[i];
     counts[batch[i]] += 1.0;
   }
+  Lean lean;
+  for (std::size_t b = 0; b < batches; ++b) lean.mean += sums[b] / counts[b] / static_cast<double>(batches);
   double spread = 0.0;
   for (std::size_t b = 0; b < batches; ++b) {
     const double d = sums[b] / counts[b] - lean.mean;
@@ -109,21 +114,23 @@ RoundingMetrics RoundingCheck::finish() const {
   r.bias_elements = static_cast<int64_t>(value_errors_.size());
   if (value_errors_.size() < kBiasMinElements) return r;
   // Without groups every element is its own, and batches cut anywhere; with them, whole groups.
-  std::size_t distinct = 1;
-  for (std::size_t i = 1; i < groups_.size(); ++i) distinct += groups_[i] != groups_[i - 1];
-  const bool grouped = tolerance_.bias_group > 1;
-  if (grouped && distinct < kBiasMinGroups) return r;
-  std::vector<int64_t> ordinals(groups_.size());
-  for (std::size_t i = 0; i < ordinals.size(); ++i) ordinals[i] = static_cast<int64_t>(i);
-  const std::size_t batches = grouped ? std::min(kBiasBatches, distinct) : kBiasBatches;
-  const std::vector<std::size_t> batch =
-      grouped ? batches_of(groups_, batches, distinct) : batches_of(ordinals, batches, ordinals.size());
+  std::size_t batches = kBiasBatches;
+  std::vector<std::size_t> batch(groups_.size());
+  if (tolerance_.bias_group > 1) {
+    const std::vector<int64_t> distinct = distinct_of(groups_);
+    if (distinct.size() < kBiasMinGroups) return r;
+    batches = std::min(kBiasBatches, distinct.size());
+    batch = batches_of(groups_, distinct, batches);
+  } else {
+    for (std::size_t i = 0; i < batch.size(); ++i) batch[i] = i * batches / batch.size();
+  }
   const Lean by_value = lean_of(value_errors_, batch, batches), by_magnitude = lean_of(magnitude_errors_, batch, batches);
   const bool magnitude = by_magnitude.z > by_value.z || (by_magnitude.z == by_value.z && std::fabs(by_magnitude.mean) >= std::fabs(by_value.mean));
   const Lean& lean = magnitude ? by_magnitude : by_value;
   r.bias_ulp = lean.mean;
   r.bias_direction = magnitude ? "magnitude" : "value";
   r.bias_z = lean.z;
+  r.bias_batches = static_cast<int64_t>(batches);
   r.biased = std::fabs(lean.mean) >= kBiasMinSpacings && lean.z >= kBiasMinZ;
   return r;
 }

@@ -47,4 +47,9 @@ RunSettings conformance_settings(const CommonOptions& options, const PlatformCat
   return s;
 }
 
+std::string suite_for_repro(const std::string& asked, const Suite& suite) {
+  const bool is_file = asked.find('/') != std::string::npos || asked.ends_with(".json");
+  return is_file ? std::filesystem::absolute(suite.path).lexically_normal().string() : asked;
+}
+
 }  // namespace opcert

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "bench/collective_sweep.h"
 #include "check/suite.h"
 #include "cli/build_info.h"
 #include "cli/cli_context.h"
@@ -36,13 +37,9 @@ struct RunFlags {
   std::string progress = "auto";
   std::string golden;
   std::string devices;  // --devices, "" when not given
+  std::string resume;   // --resume DIR
+  std::string max_memory;  // --max-memory SIZE, "" for none
 };
-
-// A suite given as a file is named by its absolute path in repro lines; a named one by its name.
-std::string suite_for_repro(const std::string& asked, const Suite& suite) {
-  const bool is_file = asked.find('/') != std::string::npos || asked.ends_with(".json");
-  return is_file ? std::filesystem::absolute(suite.path).lexically_normal().string() : asked;
-}
 
 // Collectives run across ranks in-process, compute ops in worker processes: a run is one or the
 // other. True for collectives; InputError for a mix, or for compute cases under an MPI launcher
@@ -83,7 +80,13 @@ void add_run_verb(CLI::App& app, int& exit_code) {
   verb->add_option("--filter", flags->filter, "Run only cases whose id matches this regular expression (ECMAScript)")
       ->type_name("REGEX");
   verb->add_option("--out", flags->out, "Output directory (default: out/<UTC timestamp>)")->type_name("DIR");
+  verb->add_option("--resume", flags->resume,
+                   "Finish the run in DIR, started with the same arguments: keep its results, run what is left")
+      ->type_name("DIR");
   verb->add_option("--seed", flags->seed, "Seed of the generated inputs")->capture_default_str();
+  verb->add_option("--max-memory", flags->max_memory,
+                   "The most a case may need of host (and device) memory (K, M, G); a bigger case is SKIPPED")
+      ->type_name("SIZE");
   verb->add_option("--timeout", flags->timeout_s, "Per-case timeout in seconds; a case past it is TIMEOUT")
       ->type_name("SECONDS")
       ->check(CLI::PositiveNumber)
@@ -105,6 +108,7 @@ void add_run_verb(CLI::App& app, int& exit_code) {
   verb->callback([verb, options, flags, peer, baseline, &exit_code] {
     const auto started = std::chrono::system_clock::now();
     filter_cases({}, flags->filter);  // a bad expression is bad usage before anything loads
+    const uint64_t max_memory = flags->max_memory.empty() ? 0 : parse_byte_size(flags->max_memory, "--max-memory");
     if (!flags->devices.empty()) (void)parse_device_choice(flags->devices);  // so is a bad --devices
     check_baseline_flags(*verb, *baseline);
     const PlatformCatalog platforms = load_platform_catalog(*options);
@@ -116,7 +120,17 @@ void add_run_verb(CLI::App& app, int& exit_code) {
     RunSettings s = conformance_settings(*options, platforms);
     s.filter = flags->filter;
     s.impl_selection = flags->impl;
-    s.out_dir = flags->out.empty() ? default_out_dir(started) : std::filesystem::path(flags->out);
+    if (!flags->resume.empty() && !flags->out.empty() &&
+        std::filesystem::absolute(flags->out).lexically_normal() != std::filesystem::absolute(flags->resume).lexically_normal())
+      throw InputError(fmt::format("--resume '{}' writes into the run it resumes; drop --out '{}'", flags->resume, flags->out));
+    s.out_dir = !flags->resume.empty() ? std::filesystem::path(flags->resume)
+                : flags->out.empty()   ? default_out_dir(started)
+                                       : std::filesystem::path(flags->out);
+    s.resume = !flags->resume.empty();
+    if (max_memory > 0) {
+      s.worker_options.insert(s.worker_options.end(), {"--max-memory", std::to_string(max_memory)});
+      s.repro_options.insert(s.repro_options.end(), {"--max-memory", flags->max_memory});
+    }
     s.seed = flags->seed;
     s.timeout = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(flags->timeout_s * 1000.0)));
     s.progress = *parse_progress_mode(flags->progress);
@@ -128,6 +142,7 @@ void add_run_verb(CLI::App& app, int& exit_code) {
       if (!baseline->baseline.empty())
         throw InputError("--baseline compares runs of compute ops; compare collective runs afterwards with "
                          "`opcert compare BASE NEW` (rank 0's report)");
+      if (s.resume) throw InputError("--resume finishes runs of compute ops; a collectives run is rerun whole");
       // Ranks of an MPI job, or one rank that says so (DESIGN.md section 8). No peer here: nothing is compared.
       const std::unique_ptr<World> world = make_world();
       if (const std::string mpi = world->library_version(); !mpi.empty()) s.environment.libraries["mpi"] = mpi;

@@ -7,12 +7,14 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <set>
 
 #include "check/suite.h"
 #include "cli/cli_context.h"
 #include "cli/run_settings_builder.h"
 #include "cli/verbs.h"
 #include "loader/install_layout.h"
+#include "loader/name_selection.h"
 #include "model/exit_codes.h"
 #include "model/input_error.h"
 #include "opkit/op_registry.h"
@@ -39,16 +41,21 @@ struct SelftestFlags {
   bool json = false;
 };
 
-bool holds_collectives(const Suite& suite) {
+// Whether a suite's cases are collectives (true) or compute ops (false); a mix is refused, as by
+// `opcert run`: collectives run across ranks, compute ops in workers.
+bool collective_suite(const Suite& suite, const std::string& name) {
+  std::size_t collectives = 0;
   for (const Case& c : suite.cases)
-    if (const OpDescriptor* op = find_op(c.op); op != nullptr && op->family == OpFamily::kCollective) return true;
-  return false;
+    if (const OpDescriptor* op = find_op(c.op); op != nullptr && op->family == OpFamily::kCollective) ++collectives;
+  if (collectives > 0 && collectives < suite.cases.size())
+    throw InputError(fmt::format("suite '{}' mixes {} collective and {} compute case(s): give a suite of each", name,
+                                 collectives, suite.cases.size() - collectives));
+  return collectives > 0;
 }
 
 // A collective's mutants differ from their twins only across ranks; compute suites run in workers,
 // without a launcher. The suites and the launch must agree.
-void check_launch(const Suite& suite, const std::string& name, int ranks) {
-  const bool collectives = holds_collectives(suite);
+void check_launch(bool collectives, const std::string& name, int ranks) {
   if (collectives && ranks < 2)
     throw InputError(fmt::format("suite '{}' holds collectives, whose mutants differ from their twins only across ranks: "
                                  "run `mpirun -np 4 opcert selftest --suite {}`",
@@ -57,10 +64,32 @@ void check_launch(const Suite& suite, const std::string& name, int ranks) {
     throw InputError(fmt::format("suite '{}' holds no collectives: run compute suites without mpirun/srun", name));
 }
 
-// The mutants asked for, and every twin, which each mutant is judged against.
-std::string implementation_selection(const std::string& mutants) {
-  if (mutants.empty()) return "";
-  return mutants + "," + kMutantKeyPrefix + "*." + kTwinSlip;
+bool is_collective_op(const std::string& op) {
+  const OpDescriptor* d = find_op(op);
+  return d != nullptr && d->family == OpFamily::kCollective;
+}
+
+// The mutants to run: those of the mutant backend whose op is of the run's kind (collectives or
+// compute) and whose key --mutant selects; InputError when it selects none. Every twin runs too,
+// whatever --mutant excludes: each mutant is judged against its own.
+std::vector<std::string> chosen_mutants(const BackendHandle& backend, const std::string& globs, bool collectives) {
+  const NameSelection selection(globs);
+  std::vector<std::string> keys;
+  for (const ImplementationInfo& impl : backend.implementations())
+    if (is_collective_op(impl.op) == collectives && !impl.key.ends_with(std::string(".") + kTwinSlip) &&
+        selection.matches(impl.key))
+      keys.push_back(impl.key);
+  if (keys.empty())
+    throw InputError(fmt::format("--mutant '{}' selects none of the mutant backend's {} mutants (opcert list --plugin {} "
+                                 "--backend mutants lists them)",
+                                 globs, collectives ? "collective" : "compute", mutants_library().string()));
+  return keys;
+}
+
+std::string implementation_selection(const std::vector<std::string>& mutants) {
+  std::string keys = std::string(kMutantKeyPrefix) + "*." + kTwinSlip;
+  for (const std::string& key : mutants) keys += "," + key;
+  return keys;
 }
 
 }  // namespace
@@ -72,7 +101,7 @@ void add_selftest_verb(CLI::App& app, int& exit_code) {
                    "Suite to judge with (repeatable; default: smoke, or collectives under an MPI launcher)")
       ->type_name("NAME|FILE");
   verb->add_option("--mutant", flags->mutants,
-                   "Mutants to run: comma-separated globs over their keys, '!' excludes (default: all); twins always run")
+                   "Mutants to run: comma-separated globs over their keys, '!' excludes (default: all); every twin runs")
       ->type_name("GLOBS");
   verb->add_option("--out", flags->out, "Output directory (default: out/selftest-<UTC timestamp>)")->type_name("DIR");
   verb->add_option("--seed", flags->seed, "Seed of the generated inputs")->capture_default_str();
@@ -92,9 +121,18 @@ void add_selftest_verb(CLI::App& app, int& exit_code) {
     std::vector<std::string> names = flags->suites;
     if (names.empty()) names = {launched_ranks > 1 ? "collectives" : "smoke"};
     std::vector<Suite> suites;
+    std::set<std::string> paths, folders;
+    bool collectives = false;
     for (const std::string& name : names) {
       suites.push_back(load_suite(name, flags->seed));
-      check_launch(suites.back(), name, launched_ranks);
+      if (!paths.insert(std::filesystem::weakly_canonical(suites.back().path).string()).second)
+        throw InputError(fmt::format("--suite '{}' is given twice; give each suite once", name));
+      if (!folders.insert(suite_folder_name(name, flags->seed)).second)
+        throw InputError(fmt::format("--suite '{}' would write into the folder of another suite of the same name ({}); "
+                                     "rename one of the files",
+                                     name, suite_folder_name(name, flags->seed)));
+      collectives = collective_suite(suites.back(), name);
+      check_launch(collectives, name, launched_ranks);
     }
 
     CommonOptions options;
@@ -107,40 +145,60 @@ void add_selftest_verb(CLI::App& app, int& exit_code) {
     const PlatformCatalog platforms = load_platform_catalog(options);
     auto registry = load_registry(options);
     const auto selected = select_backends(*registry, options.backend);
+    const std::vector<std::string> mutants = chosen_mutants(*selected.front(), flags->mutants, collectives);
     const std::filesystem::path out =
         flags->out.empty() ? default_out_dir(started).parent_path() / ("selftest-" + default_out_dir(started).filename().string())
                            : std::filesystem::path(flags->out);
     const std::unique_ptr<World> world = launched_ranks > 1 ? make_world() : nullptr;
-    const bool writes = world == nullptr || world->rank() == 0;
+    if (world && world->size() != launched_ranks) {
+      const int size = world->size();
+      world->finalize();
+      throw InputError(fmt::format("started by {} as one of {} ranks, but this opcert sees {} (built without MPI?): "
+                                   "the collectives' mutants need the ranks",
+                                   launch.launcher, launched_ranks, size));
+    }
+    const bool judges = world == nullptr || world->rank() == 0;
 
     DetectionTally tally;
-    for (std::size_t i = 0; i < suites.size(); ++i) {
-      RunSettings s = conformance_settings(options, platforms);
-      s.impl_selection = implementation_selection(flags->mutants);
-      s.out_dir = out / suite_folder_name(names[i], flags->seed);
-      s.seed = flags->seed;
-      s.timeout = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(flags->timeout_s * 1000.0)));
-      s.progress = *parse_progress_mode(flags->progress);
-      s.repro_suite = names[i];
-      s.environment = environment_inputs(*registry, "");
-      const int code = world ? run_collectives(run_targets(*registry, selected, ""), suites[i], s, *world)
-                             : run_conformance(run_targets(*registry, selected, ""), suites[i], s);
-      if (code == kExitInterrupted) {
-        if (world) world->finalize();
-        exit_code = code;  // what finished is in the suite's reports; no verdict on a part
-        return;
+    for (const std::string& key : mutants) tally.expect(key);
+    std::vector<uint8_t> verdict = {static_cast<uint8_t>(kExitOk)};
+    try {
+      for (std::size_t i = 0; i < suites.size(); ++i) {
+        RunSettings s = conformance_settings(options, platforms);
+        s.impl_selection = implementation_selection(mutants);
+        s.out_dir = out / suite_folder_name(names[i], flags->seed);
+        s.seed = flags->seed;
+        s.timeout = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(flags->timeout_s * 1000.0)));
+        s.progress = *parse_progress_mode(flags->progress);
+        s.repro_suite = suite_for_repro(names[i], suites[i]);
+        s.environment = environment_inputs(*registry, "");
+        const int code = world ? run_collectives(run_targets(*registry, selected, ""), suites[i], s, *world)
+                               : run_conformance(run_targets(*registry, selected, ""), suites[i], s);
+        if (code == kExitInterrupted) {
+          if (world) world->finalize();
+          exit_code = code;  // what finished is in the suite's reports; no verdict on a part
+          return;
+        }
+        if (judges) tally.add(read_run_report(s.out_dir), names[i]);
       }
-      if (writes) tally.add(read_run_report(s.out_dir), names[i]);
+    } catch (...) {
+      if (world) world->finalize();  // every rank throws alike (the same arguments), so they end together
+      throw;
     }
     // Rank 0 judges and writes; every rank of a job exits with its verdict.
-    std::vector<uint8_t> verdict = {static_cast<uint8_t>(kExitOk)};
-    if (writes) {
-      const DetectionSummary summary = tally.summary();
-      write_file_atomically(out / "selftest.json", detection_json(summary).dump(2) + "\n");
-      write_file_atomically(out / "selftest.md", detection_markdown(summary));
-      if (flags->json) fmt::print("{}\n", detection_json(summary).dump(2));
-      else fmt::print("\nMutant detection\n{}selftest.json and selftest.md in {}\n", detection_text(summary), out.string());
-      verdict[0] = static_cast<uint8_t>(summary.clean() ? kExitOk : kExitCheckFailed);
+    if (judges) {
+      try {
+        const DetectionSummary summary = tally.summary();
+        write_file_atomically(out / "selftest.json", detection_json(summary).dump(2) + "\n");
+        write_file_atomically(out / "selftest.md", detection_markdown(summary));
+        if (flags->json) fmt::print("{}\n", detection_json(summary).dump(2));
+        else fmt::print("\nMutant detection\n{}selftest.json and selftest.md in {}\n", detection_text(summary), out.string());
+        verdict[0] = static_cast<uint8_t>(summary.clean() ? kExitOk : kExitCheckFailed);
+      } catch (const std::exception& e) {
+        if (!world) throw;
+        fmt::print(stderr, "opcert: error: {}\n", e.what());  // the other ranks still wait for the verdict
+        verdict[0] = static_cast<uint8_t>(kExitCheckFailed);
+      }
     }
     if (world) {
       if (!world->broadcast(verdict, 0, std::chrono::steady_clock::now() + std::chrono::seconds(60)))

@@ -28,6 +28,7 @@ struct WorkerFlags {
   bool platforms_from_runner = false;
   std::vector<std::string> platform_texts;  // "<source>\n<the file's text>"
   int device = 0;  // the runner also sets OPCERT_DEVICE to it, for a backend that pins itself
+  uint64_t max_memory = 0;  // --max-memory in bytes, 0: no cap
 };
 
 // The catalogue the runner loaded: the built-ins and each file's text as it read it (never the
@@ -74,6 +75,7 @@ void add_worker_verb(CLI::App& app, int& exit_code) {
   verb->add_option("--platform-config-text", flags->platform_texts, "A platform config's source name, a newline, its text");
   verb->add_option("--device", flags->device, "Index of the backend's device to run every case on")
       ->check(CLI::NonNegativeNumber);
+  verb->add_option("--max-memory", flags->max_memory, "The most a case may need, in bytes (0: no cap)");
 
   verb->callback([options, flags, &exit_code] {
     // The runner owns this process: if it dies, so do we (a hung case must not outlive it).
@@ -120,9 +122,11 @@ void add_worker_verb(CLI::App& app, int& exit_code) {
     }
     const PlatformConfig* applied = has_platform ? &platform : nullptr;
     const int device = flags->device;
-    serve_jobs(*backend, suite, fds.in, fds.out, [applied, device, &golden](const Case& c) {
+    const uint64_t max_memory = flags->max_memory;
+    serve_jobs(*backend, suite, fds.in, fds.out, [applied, device, max_memory, &golden](const Case& c) {
       ExecutionOptions o = execution_options(c, applied);
       o.device_index = device;
+      o.max_memory = max_memory;
       o.reference = golden;
       return o;
     });

@@ -34,10 +34,12 @@ struct RoundingMetrics {
   double bias_ulp = 0.0;         // the mean error in the direction below; <0 shrinks the values
   std::string bias_direction;    // "magnitude" (toward/away from zero) or "value" (down/up)
   double bias_z = 0.0;           // standard errors by which |bias| exceeds what conforming code reaches
+  int64_t bias_batches = 0;      // the batch means the standard error came from; 0 in reports before 2.5
   bool biased = false;           // z beyond the threshold: FAILED, "biased rounding"
 
-  /// The one-sided normal chance of an excess of bias_z standard errors under rounding to nearest
-  /// (the report's bias_confidence is 1 minus it); 1 when the test did not run.
+  /// The one-sided chance of an excess of bias_z standard errors under rounding to nearest: Student's
+  /// t with bias_batches - 1 degrees of freedom (the normal tail where bias_batches is unknown). The
+  /// report's bias_confidence is 1 minus it; 1 when the test did not run.
   double bias_chance() const;
 };
 

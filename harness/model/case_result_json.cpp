@@ -31,6 +31,7 @@ json rounding_json(const RoundingMetrics& r) {
           {"bias_ulp", number_to_json(r.bias_ulp)},
           {"bias_direction", r.bias_direction},
           {"bias_z", number_to_json(r.bias_z)},
+          {"bias_batches", r.bias_batches},
           {"bias_confidence", number_to_json(1.0 - r.bias_chance())},
           {"biased", r.biased}};
 }
@@ -43,6 +44,7 @@ RoundingMetrics rounding_from(const json& j) {
   r.bias_ulp = number_from(field(j, "bias_ulp"), "rounding.bias_ulp");
   r.bias_direction = field(j, "bias_direction").get<std::string>();
   r.bias_z = number_from(field(j, "bias_z"), "rounding.bias_z");  // bias_confidence follows from it
+  if (j.contains("bias_batches")) r.bias_batches = field(j, "bias_batches").get<int64_t>();  // since 2.5
   r.biased = field(j, "biased").get<bool>();
   return r;
 }

@@ -7,6 +7,8 @@
 #include <csignal>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <set>
 
 #include "loader/file_digest.h"
 #include "model/exit_codes.h"
@@ -16,7 +18,9 @@
 #include "reports/output_sets.h"
 #include "run/rank_merge.h"
 #include "run/worker_lanes.h"
+#include "reports/results_jsonl.h"
 #include "session/job_list.h"
+#include "session/job_record.h"
 #include "session/run_header.h"
 #include "session/run_paths.h"
 #include "session/stop_request.h"
@@ -114,6 +118,46 @@ int run_as_member(World& world, const std::vector<RunTarget>& targets, const std
   return share_exit_code(world, kExitOk);
 }
 
+// The job as job.json records it: what run_setup holds, the backends, and where each lane runs.
+JobRecord conformance_job(const RunReport& header, const std::vector<RunTarget>& targets, const std::vector<Lane>& lanes,
+                          const RunSettings& s) {
+  nlohmann::json placed = nlohmann::json::array();
+  for (const Lane& l : lanes)
+    placed.push_back({{"backend", targets[l.target].backend->name()}, {"device", l.device ? l.device->index : -1}});
+  return job_record(header, s, {{"timeout_ms", s.timeout.count()}, {"lanes", placed}});
+}
+
+// What an earlier run of the same job in --out measured (--resume): its results, and the start
+// time of the job. InputError when out_dir holds another job, or results without a job.json.
+struct Resumed {
+  std::vector<CaseResult> results;
+  std::set<std::string> finished;
+  std::string started_at;
+};
+
+std::optional<Resumed> resumed_run(const RunSettings& s, const JobRecord& job) {
+  const std::optional<JobRecord> earlier = read_job_record(s.out_dir);
+  const auto results_path = s.out_dir / ResultsJsonl::kFileName;
+  std::error_code ec;
+  if (!earlier) {
+    if (std::filesystem::file_size(results_path, ec) > 0 && !ec)
+      throw InputError(fmt::format("--resume '{}': it holds results but no {}: not a run opcert can resume (one from an "
+                                   "older opcert, or not a run folder); start afresh with --out",
+                                   s.out_dir.string(), kJobFileName));
+    return std::nullopt;  // nothing ran yet: a fresh start
+  }
+  if (const std::string why = job_difference(*earlier, job); !why.empty())
+    throw InputError(fmt::format("--resume '{}': not the same job: {}; rerun with the arguments it was started with, or "
+                                 "start afresh with --out",
+                                 s.out_dir.string(), why));
+  Resumed r;
+  r.started_at = earlier->started_at;
+  if (std::filesystem::exists(results_path, ec)) r.results = read_results_jsonl(results_path);
+  for (const CaseResult& c : r.results)
+    r.finished.insert(result_identity(c.backend, c.impl_key, c.case_id, c.device ? std::optional<int>(c.device->index) : std::nullopt));
+  return r;
+}
+
 }  // namespace
 
 int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, const RunSettings& s) {
@@ -122,10 +166,17 @@ int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, c
   const std::vector<Lane> lanes = world ? plan_lanes(targets, s, world->rank(), world->local_rank(), world->local_size())
                                         : plan_lanes(targets, s, 0, 0, 1);
   if (world && world->rank() != 0) return run_as_member(*world, targets, jobs, lanes, suite, s);
+  if (world && s.resume) throw InputError("--resume runs in one process: resume a run across ranks by rerunning it");
+
+  RunReport report = run_header("opcert-conformance-report", targets, suite, s);
+  const JobRecord job = conformance_job(report, targets, lanes, s);
+  const std::optional<Resumed> resumed = s.resume ? resumed_run(s, job) : std::nullopt;
+  if (resumed) report.started_at = resumed->started_at;
 
   std::unique_ptr<RankMerger> merger;
   ResultStream stream;
   std::size_t expected = lane_result_count(lanes, jobs);
+  const std::size_t already = resumed ? std::min(resumed->results.size(), expected) : 0;
   {
     std::exception_ptr setup_error;
     try {
@@ -135,7 +186,8 @@ int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, c
       }
       prepare_out_dir(s.out_dir);
       try {
-        add_conformance_outputs(stream, s.out_dir, s.progress, expected);
+        if (!resumed) write_job_record(s.out_dir, job);
+        add_conformance_outputs(stream, s.out_dir, s.progress, expected - already, resumed.has_value());
       } catch (const std::exception& e) {
         throw InputError(fmt::format("--out '{}': {}", s.out_dir.string(), e.what()));
       }
@@ -145,12 +197,16 @@ int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, c
     if (world) agree_or_end(*world, setup_error);
     else if (setup_error) std::rethrow_exception(setup_error);
   }
-  RunReport report = run_header("opcert-conformance-report", targets, suite, s);
   if (world) {
     report.ranks = world->size();
     report.launcher = world->launcher();
   }
   stream.run_started(report);
+  if (resumed) {
+    report.results = resumed->results;
+    stream.note(fmt::format("opcert: resuming {}: {} result(s) kept, {} job(s) to run", s.out_dir.string(),
+                            resumed->results.size(), expected - already));
+  }
 
   std::mutex results_mutex;
   const auto deliver = [&](CaseResult r, bool peer) {
@@ -177,7 +233,7 @@ int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, c
   const LaneLogs logs{(s.out_dir / "logs").string(), ""};
   for (std::size_t t = 0; t < targets.size() && !interrupted; ++t) {
     const auto mine = lanes_of(lanes, t);
-    if (!mine.empty()) interrupted = !run_lanes(mine, targets, jobs, suite, s, logs, events);
+    if (!mine.empty()) interrupted = !run_lanes(mine, targets, jobs, suite, s, logs, events, resumed ? resumed->finished : std::set<std::string>{});
   }
   std::vector<std::string> lost_ranks;
   if (merger) {
@@ -187,8 +243,9 @@ int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, c
   }
   interrupted = interrupted || stop_requested();
   if (interrupted)
-    stream.note(fmt::format("opcert: {}: stopped after {} of {} cases; writing what was measured", stopped_by(),
-                            report.results.size(), expected));
+    stream.note(fmt::format("opcert: {}: stopped after {} of {} cases; writing what was measured{}", stopped_by(),
+                            report.results.size(), expected,
+                            world ? "" : fmt::format(" (the same command with --resume {} goes on from here)", s.out_dir.string())));
 
   order_results(report.results, targets);
   fill_alignment(report.results, s.peer);
@@ -199,11 +256,16 @@ int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, c
   });
   report.complete = !interrupted && lost_ranks.empty();
   report.exit_code = interrupted ? kExitInterrupted : (any_failed || !lost_ranks.empty() ? kExitCheckFailed : kExitOk);
+  // An output that could not be written (a full disk) is a failure of the machine: exit 1.
+  if (stream.failed() && report.exit_code == kExitOk) report.exit_code = kExitCheckFailed;
   report.finished_at = now_utc();
   report.environment = capture_environment(s.environment);
   stream.run_finished(report);
   remove_stop_handlers();
-  if (stream.failed()) fmt::print(stderr, "opcert: error: some outputs could not be written (see above)\n");
+  if (stream.failed()) {
+    fmt::print(stderr, "opcert: error: some outputs could not be written (see above)\n");
+    if (report.exit_code == kExitOk) report.exit_code = kExitCheckFailed;
+  }
   if (world) {
     if (!lost_ranks.empty()) world->abort_job(report.exit_code);  // a lost rank may hang: end the job
     return share_exit_code(*world, report.exit_code);

@@ -29,6 +29,9 @@ struct RunSettings : SessionSettings {
   /// The ranks of an MPI job that share the run (--devices under mpirun or srun): each takes its
   /// share of its node's devices and rank 0 writes the outputs. Null: this process alone.
   World* world = nullptr;
+  /// --resume: out_dir holds an earlier run of the same job (job.json); its results are kept and
+  /// its finished jobs skipped (docs/CLI.md, "Resuming a run"). An out_dir without one starts afresh.
+  bool resume = false;
 };
 
 }  // namespace opcert

@@ -10,6 +10,7 @@
 
 #include "session/repro.h"
 #include "session/run_paths.h"
+#include "session/job_record.h"
 #include "session/stop_request.h"
 #include "session/worker_session.h"
 
@@ -83,7 +84,8 @@ std::size_t lane_result_count(const std::vector<Lane>& lanes, const std::vector<
 }
 
 bool run_lanes(const std::vector<Lane>& lanes, const std::vector<RunTarget>& targets, const std::vector<Job>& jobs,
-               const Suite& suite, const RunSettings& s, const LaneLogs& logs, const LaneEvents& events) {
+               const Suite& suite, const RunSettings& s, const LaneLogs& logs, const LaneEvents& events,
+               const std::set<std::string>& finished) {
   std::atomic<bool> stopped{false};
   const ReproContext repro{s.repro_suite, s.seed, s.repro_options};
   const std::function<bool()> stop = [] { return stop_requested(); };
@@ -98,6 +100,7 @@ bool run_lanes(const std::vector<Lane>& lanes, const std::vector<RunTarget>& tar
         break;
       }
       const Case& c = suite.cases[job.case_index];
+      if (!finished.empty() && finished.contains(result_identity(job.backend, job.impl_key, c.id, device))) continue;
       events.started({job.backend, job.impl_key, c.id});
       auto result = session.run({c.id, job.impl_key}, c, s.timeout, stop);
       if (!result) {

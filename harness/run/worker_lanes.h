@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,9 +48,11 @@ struct LaneLogs {
 };
 
 /// Runs `jobs` of target `lanes[i].target` on every lane given (all of one target), each in its
-/// own thread and worker, until done or `stop` says so. Returns false when stopped.
+/// own thread and worker, until done or `stop` says so, but those whose result_identity
+/// (session/job_record.h) is in `finished` (a resumed run's). Returns false when stopped.
 bool run_lanes(const std::vector<Lane>& lanes, const std::vector<RunTarget>& targets, const std::vector<Job>& jobs,
-               const Suite& suite, const RunSettings& s, const LaneLogs& logs, const LaneEvents& events);
+               const Suite& suite, const RunSettings& s, const LaneLogs& logs, const LaneEvents& events,
+               const std::set<std::string>& finished = {});
 
 /// How many results `lanes` give for `jobs`: each lane runs every job of its target.
 std::size_t lane_result_count(const std::vector<Lane>& lanes, const std::vector<Job>& jobs);

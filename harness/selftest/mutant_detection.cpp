@@ -28,6 +28,10 @@ int op_order(const std::string& op) {
 
 }  // namespace
 
+bool catches(Status mutant) { return mutant == Status::kFailed || mutant == Status::kCrashed; }
+
+void DetectionTally::expect(const std::string& key) { expected_.push_back(key); }
+
 int DetectionSummary::caught() const {
   return static_cast<int>(std::count_if(mutants.begin(), mutants.end(), [](const MutantDetection& m) { return m.caught(); }));
 }
@@ -55,6 +59,10 @@ DetectionSummary DetectionTally::summary() const {
   // The twin's outcome on each case of each op.
   std::map<std::tuple<std::string, std::string, std::string>, const Outcome*> twins;  // (suite, case, op)
   std::map<std::string, MutantDetection> mutants;
+  for (const std::string& key : expected_) {
+    const auto [op, slip] = split_key(key);
+    if (!op.empty() && slip != kTwinSlip) mutants[key] = {key, op, slip, 0, {}};
+  }
   for (const Outcome& o : outcomes_) {
     const auto [op, slip] = split_key(o.key);
     if (slip == kTwinSlip) {
@@ -70,10 +78,10 @@ DetectionSummary DetectionTally::summary() const {
     const auto [op, slip] = split_key(o.key);
     if (slip == kTwinSlip || o.skipped()) continue;
     const auto twin = twins.find({o.suite, o.case_id, op});
-    if (twin == twins.end() || twin->second->skipped()) continue;  // nothing to tell the slip apart from
+    if (twin == twins.end() || !twin->second->passed()) continue;  // nothing to tell the slip apart from
     MutantDetection& m = mutants[o.key];
     ++m.judged;
-    if (!o.passed() && twin->second->passed()) m.caught_by.push_back({o.suite, o.case_id, o.status_text, o.message});
+    if (catches(o.status)) m.caught_by.push_back({o.suite, o.case_id, o.status_text, o.message});
   }
   for (auto& [key, m] : mutants) s.mutants.push_back(std::move(m));
   std::stable_sort(s.mutants.begin(), s.mutants.end(), [](const MutantDetection& a, const MutantDetection& b) {

@@ -24,10 +24,14 @@ struct MutantDetection {
   std::string key;   // mutants.<op>.<slip>
   std::string op;
   std::string slip;
-  int judged = 0;    // cases both the mutant and its twin ran (neither SKIPPED)
+  int judged = 0;    // cases the mutant ran and its twin PASSED: the cases that could catch it
   std::vector<CatchingCase> caught_by;
   bool caught() const { return !caught_by.empty(); }
 };
+
+/// Whether a mutant's result catches it (against a PASSED twin): FAILED or CRASHED. ERROR, TIMEOUT
+/// and MISTRUSTED say nothing about the slip (a slow naive mutant may time out where its twin did not).
+bool catches(Status mutant);
 
 /// A twin that did not pass: the case, or the tolerance, rejects correct code.
 struct TwinAlarm {
@@ -58,6 +62,9 @@ inline constexpr const char* kTwinSlip = "correct";
 /// Gathers the results of runs of the mutant backend, suite by suite.
 class DetectionTally {
  public:
+  /// A mutant the runs must judge: listed (as escaped, judged 0) even where no result names it, so
+  /// that a suite that lost an op's cases cannot make its mutants vanish from the verdict.
+  void expect(const std::string& key);
   /// Every result of `run` (a run of suite `suite`) whose key is the mutant backend's. Across ranks
   /// a case counts once: caught when any rank's result did not pass, an alarm when any twin's did not.
   void add(const RunReport& run, const std::string& suite);
@@ -72,6 +79,7 @@ class DetectionTally {
   };
   std::vector<Outcome> outcomes_;
   std::vector<std::string> suites_;
+  std::vector<std::string> expected_;
 };
 
 }  // namespace opcert

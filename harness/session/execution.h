@@ -28,6 +28,9 @@ struct ExecutionOptions {
   using ReferenceSource =
       std::function<std::vector<ReferenceOutput>(const Case&, std::span<const HostTensor>, const SamplePlan&)>;
   ReferenceSource reference;
+  /// --max-memory: the most a case may need of the host's memory (and the device's); 0 for no cap
+  /// beyond what the host has available and the device holds (session/memory_admission.h).
+  uint64_t max_memory = 0;
 };
 
 /// The options of case `c` under `platform` (may be null): its tolerance override for the case's

@@ -149,7 +149,7 @@ TEST(Rounding, TruncationIsBiasedRoundingAndRoundToNearestIsNot) {
 
 // Rows of bf16 values that share one relative error each (a row's deviation held to bf16, as
 // torch's CPU layer_norm does), rounded to nearest or truncated.
-RoundingMetrics row_shared_errors(int rows, bool truncate, std::size_t group) {
+RoundingMetrics row_shared_errors(int rows, bool truncate, std::size_t group, double every_row = 0.0) {
   constexpr int kRow = 128;
   OutputTolerance t;
   t.dtype = OPCERT_DTYPE_BF16;
@@ -158,7 +158,7 @@ RoundingMetrics row_shared_errors(int rows, bool truncate, std::size_t group) {
   t.bias_group = group;
   RoundingCheck check(t);
   for (int r = 0; r < rows; ++r) {
-    const double shared = 0x1.0p-8 * (2.0 * std::fmod(r * 0.7548776662, 1.0) - 1.0);  // in [-u, u)
+    const double shared = every_row != 0.0 ? every_row : 0x1.0p-8 * (2.0 * std::fmod(r * 0.7548776662, 1.0) - 1.0);  // in [-u, u)
     for (int i = 0; i < kRow; ++i) {
       const double x = (i % 3 ? 1.0 : -1.0) * (1.0 + std::fmod((r * kRow + i) * 0.6180339887, 1.0));
       const double y = x * (1.0 + shared), spacing = grid_spacing(OPCERT_DTYPE_BF16, y);
@@ -177,10 +177,32 @@ TEST(Rounding, AnErrorARowSharesIsChanceButALeanOfEveryRowIsNot) {
   const RoundingMetrics truncated = row_shared_errors(48, true, 128);
   EXPECT_TRUE(truncated.biased) << truncated.bias_ulp << " ulp, z " << truncated.bias_z;
   EXPECT_LT(truncated.bias_ulp, -0.3);
+  EXPECT_EQ(truncated.bias_batches, 32);
   // Too few rows to estimate the spread from: no verdict either way.
   const RoundingMetrics few = row_shared_errors(8, true, 128);
   EXPECT_FALSE(few.biased);
   EXPECT_EQ(few.bias_z, 0.0);
+  // Four rows whose statistics all erred the same way (+0.8 u): element by element that is a lean
+  // of half an ulp, a false alarm; row by row it is four draws of chance, too few to judge.
+  const RoundingMetrics by_element = row_shared_errors(4, false, 1, 0.8 * 0x1.0p-8);
+  EXPECT_TRUE(by_element.biased) << by_element.bias_ulp << " ulp, z " << by_element.bias_z;
+  const RoundingMetrics by_row = row_shared_errors(4, false, 128, 0.8 * 0x1.0p-8);
+  EXPECT_FALSE(by_row.biased);
+}
+
+TEST(Rounding, TheChanceOfABiasIsStudentsTOverItsBatches) {
+  RoundingMetrics r;
+  r.bias_direction = "magnitude";
+  r.bias_z = 6.0;
+  r.bias_batches = 16;  // scipy.stats.t.sf(6, 15) = 1.2163e-05
+  EXPECT_NEAR(r.bias_chance(), 1.2163272755519273e-05, 1e-15);
+  r.bias_batches = 32;  // t.sf(6, 31) = 6.1355e-07
+  EXPECT_NEAR(r.bias_chance(), 6.135480976433502e-07, 1e-17);
+  r.bias_z = 0.0;
+  EXPECT_DOUBLE_EQ(r.bias_chance(), 0.5);
+  r.bias_batches = 0;  // a report before 2.5: the normal tail
+  r.bias_z = 6.0;
+  EXPECT_NEAR(r.bias_chance(), 9.865876450377e-10, 1e-20);
 }
 
 TEST(Rounding, AValueIsDecidedWhereItsNoiseCannotReachARoundingBoundary) {

@@ -193,5 +193,28 @@ TEST(Cli, PluginPathFromEnvironment) {
   EXPECT_NE(r.out.find("absent.json"), std::string::npos) << r.out;
 }
 
+
+// A case too big for any machine here (bf16 GEMM 100000^3, 60 GB of operands and output) is
+// SKIPPED at once with its figures, and the run goes on; --max-memory lowers the limit.
+TEST(Cli, ACaseTooBigIsSkippedWithItsFiguresAndTheRunGoesOn) {
+  TempDir dir;
+  const std::string suite = dir.write("big.json", R"({"suite_format": "1.0", "cases": [
+    {"op": "gemm", "params": {"dtype": "bf16", "m": 100000, "n": 100000, "k": 100000}},
+    {"op": "softmax", "params": {"dtype": "fp32", "rows": 64, "n": 1000}}]})");
+  const auto r = run_opcert("run --backend cpu --no-peer --progress plain --suite " + suite + " --out " + dir.path() + "/big");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("gemm.bf16.m100000.n100000.k100000 SKIPPED"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("of host memory (operands 37.3G, outputs 18.6G, fp64 reference"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("softmax.fp32.rows64.n1000 PASSED"), std::string::npos) << r.err;
+
+  const auto capped = run_opcert("run --backend cpu --no-peer --progress plain --max-memory 300K --suite " + suite +
+                                 " --out " + dir.path() + "/capped");
+  EXPECT_EQ(capped.exit_code, 0) << capped.err;
+  EXPECT_NE(capped.err.find("softmax.fp32.rows64.n1000 SKIPPED"), std::string::npos) << capped.err;
+  EXPECT_NE(capped.err.find("more than --max-memory 300K"), std::string::npos) << capped.err;
+  const auto bad = run_opcert("run --backend cpu --max-memory lots --suite " + suite + " --out " + dir.path() + "/bad");
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+}
+
 }  // namespace
 }  // namespace opcert::test

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `opcert selftest` on the collectives under mpirun (tests/mpi/CMakeLists.txt): on NP ranks every
 # collective mutant of backends/mutants is caught by suites/collectives.json and every twin passes,
-# and every rank exits 0.
+# and every rank exits 0; an --out that cannot be written ends every rank with exit 2 at once.
 # usage: mpi_selftest.sh MPIRUN OPCERT NP OUTDIR
 set -uo pipefail
 mpirun=$1 opcert=$2 np=$3 out=$4
@@ -28,3 +28,10 @@ escaped = [m["key"] for m in j["mutants"] if not m["caught"]]
 assert not escaped and not j["twin_alarms"], f"escaped {escaped}, twin alarms {j['twin_alarms']}"
 print(f"ok: {j['mutants_caught']} of {j['mutants_total']} collective mutants caught on {sys.argv[2]} ranks, twins silent on {j['twin_results']} results")
 PY
+touch "$out.file"
+start=$(date +%s)
+"${launch[@]}" "$opcert" selftest --out "$out.file" > "$out.bad.log" 2>&1
+rc=$?
+elapsed=$(( $(date +%s) - start ))
+[ "$rc" = 2 ] && [ "$elapsed" -le 60 ] || { cat "$out.bad.log"; echo "FAILED: a file as --out gave exit $rc in $elapsed s, expected 2 at once"; exit 1; }
+echo "ok: a file as --out ends every rank with exit 2 in $elapsed s"

@@ -2,12 +2,17 @@
 // be tested with a real `opcert run`. Implementation "crashy.softmax.segv" (fp32 only):
 //   first dimension of x == 3: raises SIGSEGV (the worker dies mid-case -> CRASHED);
 //   first dimension of x == 5: sleeps forever (the per-case timeout fires -> TIMEOUT);
+//   first dimension of x == 7: abort() (SIGABRT -> CRASHED);
+//   first dimension of x == 8: _exit(3), as a library that calls exit() would (-> CRASHED);
+//   first dimension of x == 9: writes NaN everywhere (-> FAILED, NaN where the reference has none);
 //   otherwise: a correct softmax over the last dimension (-> PASSED).
 #include <opcert/sdk/backend.h>
 
 #include <unistd.h>
 
+#include <cmath>
 #include <csignal>
+#include <cstdlib>
 
 #include "fp32_softmax.h"
 
@@ -23,7 +28,13 @@ void run_softmax(const OpCall& call) {
   if (x.dim(0) == 3) std::raise(SIGSEGV);
   if (x.dim(0) == 5)
     for (;;) sleep(1);  // a hang the runner must time out
+  if (x.dim(0) == 7) std::abort();
+  if (x.dim(0) == 8) _exit(3);
   opcert::test_plugin::run_fp32_softmax(call);
+  if (x.dim(0) == 9) {
+    const auto y = call.output("y");
+    for (int64_t i = 0; i < y.numel(); ++i) y.data<float>()[i] = std::nanf("");
+  }
 }
 
 class Crashy : public opcert::sdk::Backend {

@@ -125,7 +125,9 @@ TEST(RunEndToEnd, NoPeerRunsOnlyTheSelectedBackend) {
   EXPECT_EQ(results[0].at("backend"), "crashy");
 }
 
-TEST(RunEndToEnd, SigtermKeepsWhatWasMeasured) {
+// SIGTERM or SIGINT in the middle of a run: exit 130, every finished case kept, the reports
+// written with complete: false.
+void stop_mid_run(int sig, const std::string& name) {
   TempDir dir;
   const std::string out = dir.path() + "/out";
   const std::string log = dir.path() + "/opcert.log";
@@ -153,7 +155,7 @@ TEST(RunEndToEnd, SigtermKeepsWhatWasMeasured) {
   ASSERT_EQ(count_lines(read_text(results_path)), 3u) << read_text(log);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // inside the hanging case now
   const auto t0 = std::chrono::steady_clock::now();
-  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  ASSERT_EQ(kill(pid, sig), 0);
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10)) << "stops promptly";
@@ -169,7 +171,53 @@ TEST(RunEndToEnd, SigtermKeepsWhatWasMeasured) {
   EXPECT_EQ(report.at("results").size(), 3u);
   EXPECT_TRUE(fs::is_regular_file(fs::path(out) / "junit.xml"));
   EXPECT_TRUE(fs::is_regular_file(fs::path(out) / "summary.md"));
-  EXPECT_NE(read_text(log).find("SIGTERM"), std::string::npos) << read_text(log);
+  EXPECT_NE(read_text(log).find(name), std::string::npos) << read_text(log);
+}
+
+TEST(RunEndToEnd, SigtermKeepsWhatWasMeasured) { stop_mid_run(SIGTERM, "SIGTERM"); }
+
+TEST(RunEndToEnd, SigintKeepsWhatWasMeasured) { stop_mid_run(SIGINT, "SIGINT"); }
+
+// A plugin that aborts, one that exits the process, and one that writes NaN: each is that case's
+// verdict (CRASHED, CRASHED, FAILED) and the run goes on to the next.
+TEST(RunEndToEnd, AbortExitAndNanOutputsAreEachTheirCasesVerdict) {
+  TempDir dir;
+  const std::string out = dir.path() + "/out";
+  const auto r = run_opcert(std::string("run --plugin ") + TEST_CRASHY_PLUGIN + " --backend crashy --no-peer --suite " +
+                            CRASHY_FAULTS_SUITE + " --out " + out + " --progress plain");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto results = read_jsonl(fs::path(out) / "results.jsonl");
+  EXPECT_EQ(statuses(results, "crashy"),
+            (std::map<std::string, std::string>{
+                {"softmax.d7", "CRASHED"}, {"softmax.d8", "CRASHED"}, {"softmax.d9", "FAILED"}, {"softmax.d2", "PASSED"}}));
+  for (const auto& res : results) {
+    const std::string message = res.at("message");
+    if (res.at("case") == "softmax.d7") {
+      EXPECT_NE(message.find("SIGABRT"), std::string::npos) << message;
+    }
+    if (res.at("case") == "softmax.d8") {
+      EXPECT_NE(message.find("3"), std::string::npos) << message;
+    }
+    if (res.at("case") == "softmax.d9") {
+      EXPECT_NE(message.find("NaN"), std::string::npos) << message;
+    }
+  }
+}
+
+// A full disk under results.jsonl (here /dev/full): the stream says so once, the other outputs are
+// written with every result, and the run exits 1.
+TEST(RunEndToEnd, AFullDiskLosesNoResult) {
+  TempDir dir;
+  const fs::path out = fs::path(dir.path()) / "out";
+  fs::create_directories(out);
+  fs::create_symlink("/dev/full", out / "results.jsonl");
+  const auto r = run_opcert(crashy_args(out.string()) + " --no-peer --filter 'd(2|4)$'");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("results.jsonl"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("some outputs could not be written"), std::string::npos) << r.err;
+  const json report = json::parse(read_text(out / "report.json"));
+  EXPECT_EQ(report.at("results").size(), 2u) << "every measured result is in report.json";
 }
 
 TEST(RunEndToEnd, BadFilterIsOneLineAndExitTwo) {

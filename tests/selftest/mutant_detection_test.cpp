@@ -40,7 +40,7 @@ TEST(MutantDetection, ACaseCatchesAMutantOnlyWhereItsTwinPasses) {
   const DetectionSummary s = tally.summary();
   ASSERT_EQ(s.mutants.size(), 2u);
   EXPECT_EQ(s.mutants[0].slip, "last_dropped");
-  EXPECT_EQ(s.mutants[0].judged, 2);
+  EXPECT_EQ(s.mutants[0].judged, 1);  // only a: b's twin failed, c's was skipped
   ASSERT_EQ(s.mutants[0].caught_by.size(), 1u);
   EXPECT_EQ(s.mutants[0].caught_by[0].case_id, "a");
   EXPECT_EQ(s.mutants[0].caught_by[0].suite, "smoke");
@@ -71,6 +71,27 @@ TEST(MutantDetection, AcrossRanksAnyRankThatFailsDecides) {
   ASSERT_EQ(s.twin_alarms.size(), 1u);  // all_gather's twin timed out on rank 1
   EXPECT_EQ(s.twin_alarms[0].status, "TIMEOUT");
   EXPECT_EQ(s.caught(), 1);  // order_reversed's only case has no passing twin
+}
+
+TEST(MutantDetection, AnExpectedMutantWithoutResultsEscapesAndATimeoutCatchesNothing) {
+  DetectionTally tally;
+  tally.expect("mutants.softmax.last_dropped");
+  tally.expect("mutants.gemm.bias_dropped");  // no case of the suite runs gemm
+  tally.expect("mutants.gemm.correct");       // a twin is no mutant
+  tally.add(run_of({result("mutants.softmax.correct", "a", Status::kPassed),
+                    result("mutants.softmax.last_dropped", "a", Status::kTimeout),
+                    result("mutants.softmax.correct", "b", Status::kPassed),
+                    result("mutants.softmax.last_dropped", "b", Status::kError)}),
+            "sweeps/softmax");
+  const DetectionSummary s = tally.summary();
+  ASSERT_EQ(s.mutants.size(), 2u);
+  for (const MutantDetection& m : s.mutants) EXPECT_FALSE(m.caught()) << m.key;
+  const auto& gemm = s.mutants[0].op == "gemm" ? s.mutants[0] : s.mutants[1];
+  EXPECT_EQ(gemm.judged, 0);
+  EXPECT_FALSE(s.clean());
+  EXPECT_TRUE(catches(Status::kFailed));
+  EXPECT_TRUE(catches(Status::kCrashed));
+  EXPECT_FALSE(catches(Status::kMistrusted));
 }
 
 TEST(MutantDetection, CleanNeedsEveryMutantCaughtAndSilentTwins) {
