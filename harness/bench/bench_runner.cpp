@@ -21,6 +21,7 @@
 #include "reports/output_sets.h"
 #include "session/execution.h"
 #include "session/job_list.h"
+#include "session/memory_admission.h"
 #include "session/op_call_builder.h"
 #include "session/prepared_case.h"
 #include "session/run_header.h"
@@ -41,7 +42,9 @@ void warm_up(SampleTimer& timer, const SamplingPolicy& policy, Launch launch) {
 bool gates(Status s) { return s == Status::kFailed || s == Status::kError || s == Status::kCrashed || s == Status::kTimeout; }
 
 ExecutionOptions options_for(const Case& c, const BenchSettings& s) {
-  return execution_options(c, s.platforms && !s.platform.empty() ? s.platforms->find(s.platform) : nullptr);
+  ExecutionOptions o = execution_options(c, s.platforms && !s.platform.empty() ? s.platforms->find(s.platform) : nullptr);
+  o.max_memory = s.max_memory;
+  return o;
 }
 
 // Holds the one case being timed, the timers and flushers per backend, and runs each benchmark.
@@ -271,18 +274,22 @@ BenchJob copy_baseline_job(const BenchJob& op_job) {
   return copy;
 }
 
-// Queries support up front: an unsupported case is recorded SKIPPED, never registered. A supported
-// one leaves the library call its backend says it makes in `library_call`.
+// Queries support up front: an unsupported case, or one too big for the memory there is
+// (session/memory_admission.h), is recorded SKIPPED, never registered. A supported one leaves the
+// library call its backend says it makes in `library_call`.
 std::optional<CaseResult> unsupported(BackendHandle& backend, const std::string& impl_key, const Case& c,
-                                      std::string& library_call) {
+                                      std::string& library_call, uint64_t max_memory) {
   CaseResult r = blank_result(backend.name(), impl_key, c);
   try {
-    OpCallBuilder call(c, impl_key, backend.devices().at(0).device);
+    const DeviceDescription& device = backend.devices().at(0);
+    OpCallBuilder call(c, impl_key, device.device);
     const SupportAnswer answer = backend.query(call.call());
     library_call = answer.library_call;
-    if (answer.supported) return std::nullopt;
+    const MemoryLimits limits{device.device.type == OPCERT_DEVICE_CPU, device.memory_bytes, host_available_bytes(), max_memory};
+    const std::string too_big = answer.supported ? admission_refusal(case_footprint(c), limits) : "";
+    if (answer.supported && too_big.empty()) return std::nullopt;
     r.status = Status::kSkipped;
-    r.message = answer.reason.empty() ? "unsupported" : answer.reason;
+    r.message = !too_big.empty() ? too_big : answer.reason.empty() ? "unsupported" : answer.reason;
   } catch (const std::exception& e) {
     r.status = Status::kError;
     r.message = fmt::format("query_op failed: {}", e.what());
@@ -355,7 +362,7 @@ int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, co
     BackendHandle* backend = targets.at(j.backend_index).backend;
     const Case& c = suite.cases.at(j.case_index);
     std::string library_call;
-    if (auto r = unsupported(*backend, j.impl_key, c, library_call)) {
+    if (auto r = unsupported(*backend, j.impl_key, c, library_call, s.max_memory)) {
       skipped.push_back(std::move(*r));
       continue;
     }

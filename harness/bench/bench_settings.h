@@ -18,6 +18,9 @@ struct BenchSettings : SessionSettings {
   /// Google Benchmark's own flags, passed through (--benchmark_repetitions=..., ...), less the time
   /// flags `sampling` took.
   std::vector<std::string> benchmark_flags;
+  /// --max-memory: the most a case may need (session/memory_admission.h); 0 for no cap beyond the
+  /// host's available memory and the device's.
+  uint64_t max_memory = 0;
 };
 
 }  // namespace opcert

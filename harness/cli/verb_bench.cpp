@@ -40,6 +40,7 @@ struct BenchFlags {
   int iters = 20;
   int warmup = 5;
   double timeout_s = 60.0;
+  std::string max_memory;  // --max-memory SIZE, "" for none
 };
 
 // The collective flags the user gave, for the error a compute suite gives them.
@@ -141,6 +142,9 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
       ->type_name("REGEX");
   verb->add_option("--out", flags->out, "Output directory (default: out/<UTC timestamp>)")->type_name("DIR");
   verb->add_option("--seed", flags->seed, "Seed of the generated inputs")->capture_default_str();
+  verb->add_option("--max-memory", flags->max_memory,
+                   "The most a case may need of host (and device) memory (K, M, G); a bigger case is SKIPPED")
+      ->type_name("SIZE");
   verb->add_option("--impl", flags->impl,
                    "Implementation keys to time: comma-separated globs, '!' excludes (default: every implementation)")
       ->type_name("GLOBS");
@@ -213,6 +217,7 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
     s.impl_selection = flags->impl;
     s.out_dir = flags->out.empty() ? default_out_dir(started) : std::filesystem::path(flags->out);
     s.seed = flags->seed;
+    s.max_memory = flags->max_memory.empty() ? 0 : parse_byte_size(flags->max_memory, "--max-memory");
     s.cold_l2 = flags->cold_l2;
     s.copy_baseline = flags->copy_baseline;
     s.platform = options->platform;

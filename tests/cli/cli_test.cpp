@@ -214,6 +214,14 @@ TEST(Cli, ACaseTooBigIsSkippedWithItsFiguresAndTheRunGoesOn) {
   EXPECT_NE(capped.err.find("more than --max-memory 300K"), std::string::npos) << capped.err;
   const auto bad = run_opcert("run --backend cpu --max-memory lots --suite " + suite + " --out " + dir.path() + "/bad");
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  // bench admits its cases the same way: the GEMM is not benchmarked, the softmax is.
+  const auto bench = run_opcert("bench --backend cpu --no-peer --benchmark_min_time=0.01 --suite " + suite + " --out " +
+                                dir.path() + "/bench");
+  EXPECT_EQ(bench.exit_code, 0) << bench.out << bench.err;
+  const std::string said = bench.out + bench.err;
+  EXPECT_NE(said.find("not benchmarked: gemm.bf16.m100000.n100000.k100000 on cpu.gemm.blocked: SKIPPED (needs "), std::string::npos)
+      << said;
+  EXPECT_NE(said.find("softmax.fp32.rows64.n1000"), std::string::npos) << said;
 }
 
 }  // namespace
