@@ -10,6 +10,7 @@ set_property(CACHE OPCERT_WITH_NCCL PROPERTY STRINGS AUTO ON OFF)
 
 option(OPCERT_BUILD_TESTS "Build the GoogleTest suite" ${PROJECT_IS_TOP_LEVEL})
 option(OPCERT_ENABLE_ASAN "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+option(OPCERT_BUILD_FUZZERS "Build the loaders' libFuzzer executables (clang; tests/fuzz/)" OFF)
 
 if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
   set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "Build type" FORCE)
@@ -17,6 +18,14 @@ endif()
 
 if(OPCERT_ENABLE_ASAN)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+# The fuzzers want every library's code instrumented for coverage, not only their own.
+if(OPCERT_BUILD_FUZZERS)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "OPCERT_BUILD_FUZZERS needs clang (libFuzzer): configure with the fuzz preset")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)
 endif()
 

@@ -1,6 +1,8 @@
 #include "model/case_result_json.h"
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 
 namespace opcert {
@@ -24,6 +26,21 @@ const json& field(const json& j, const char* name) {
   return *it;
 }
 
+// An integer field, refused unless the JSON holds an integer in range: a fractional or huge number
+// converted would be undefined behaviour (found by fuzzing results.jsonl).
+template <class Int>
+Int integer_field(const json& j, const char* name) {
+  const json& v = field(j, name);
+  if (v.is_number_unsigned() && v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<Int>::max()))
+    return static_cast<Int>(v.get<uint64_t>());
+  if (v.is_number_integer() && !v.is_number_unsigned()) {
+    const int64_t i = v.get<int64_t>();
+    if (i >= static_cast<int64_t>(std::numeric_limits<Int>::min()) && i <= static_cast<int64_t>(std::numeric_limits<Int>::max()))
+      return static_cast<Int>(i);
+  }
+  throw std::runtime_error(std::string("result field '") + name + "' is not an integer in range");
+}
+
 json rounding_json(const RoundingMetrics& r) {
   return {{"decisive", r.decisive},
           {"misrounded", r.misrounded},
@@ -38,13 +55,13 @@ json rounding_json(const RoundingMetrics& r) {
 
 RoundingMetrics rounding_from(const json& j) {
   RoundingMetrics r;
-  r.decisive = field(j, "decisive").get<int64_t>();
-  r.misrounded = field(j, "misrounded").get<int64_t>();
-  r.bias_elements = field(j, "bias_elements").get<int64_t>();
+  r.decisive = integer_field<int64_t>(j, "decisive");
+  r.misrounded = integer_field<int64_t>(j, "misrounded");
+  r.bias_elements = integer_field<int64_t>(j, "bias_elements");
   r.bias_ulp = number_from(field(j, "bias_ulp"), "rounding.bias_ulp");
   r.bias_direction = field(j, "bias_direction").get<std::string>();
   r.bias_z = number_from(field(j, "bias_z"), "rounding.bias_z");  // bias_confidence follows from it
-  if (j.contains("bias_batches")) r.bias_batches = field(j, "bias_batches").get<int64_t>();  // since 2.5
+  if (j.contains("bias_batches")) r.bias_batches = integer_field<int64_t>(j, "bias_batches");  // since 2.5
   r.biased = field(j, "biased").get<bool>();
   return r;
 }
@@ -74,20 +91,20 @@ json metrics_json(const TensorMetrics& m) {
 TensorMetrics metrics_from(const json& j) {
   TensorMetrics m;
   m.name = field(j, "name").get<std::string>();
-  m.checked = field(j, "checked").get<int64_t>();
-  m.total = field(j, "total").get<int64_t>();
-  m.mismatches = field(j, "mismatches").get<int64_t>();
-  m.nan_inf_mismatches = field(j, "nan_inf_mismatches").get<int64_t>();
+  m.checked = integer_field<int64_t>(j, "checked");
+  m.total = integer_field<int64_t>(j, "total");
+  m.mismatches = integer_field<int64_t>(j, "mismatches");
+  m.nan_inf_mismatches = integer_field<int64_t>(j, "nan_inf_mismatches");
   m.max_abs = number_from(field(j, "max_abs"), "max_abs");
   m.max_rel = number_from(field(j, "max_rel"), "max_rel");
   m.mean_abs = number_from(field(j, "mean_abs"), "mean_abs");
   m.rmse = number_from(field(j, "rmse"), "rmse");
   m.cosine = number_from(field(j, "cosine"), "cosine");
-  m.max_ulp = field(j, "max_ulp").get<int64_t>();
+  m.max_ulp = integer_field<int64_t>(j, "max_ulp");
   m.error_ratio = number_from(field(j, "error_ratio"), "error_ratio");
   m.zero_fraction = number_from(field(j, "zero_fraction"), "zero_fraction");
   const json& w = field(j, "worst");
-  m.worst.index = field(w, "index").get<int64_t>();
+  m.worst.index = integer_field<int64_t>(w, "index");
   m.worst.got = number_from(field(w, "got"), "worst.got");
   m.worst.expected = number_from(field(w, "expected"), "worst.expected");
   m.worst.bound = number_from(field(w, "bound"), "worst.bound");
@@ -136,15 +153,15 @@ CaseResult case_result_from_json(const json& j) {
   for (const auto& m : field(j, "metrics")) r.metrics.push_back(metrics_from(m));
   r.sampled = field(j, "sampled").get<bool>();
   r.out_of_bounds_write = field(j, "out_of_bounds_write").get<bool>();
-  r.duration_ms = field(j, "duration_ms").get<double>();
+  r.duration_ms = number_from(field(j, "duration_ms"), "duration_ms");
   r.repro = field(j, "repro").get<std::string>();
   if (auto it = j.find("peer_rmse"); it != j.end() && !it->is_null()) r.peer_rmse = number_from(*it, "peer_rmse");
   if (auto it = j.find("alignment_ratio"); it != j.end() && !it->is_null())
     r.alignment_ratio = number_from(*it, "alignment_ratio");
-  if (auto it = j.find("rank"); it != j.end() && !it->is_null()) r.rank = it->get<int>();
+  if (auto it = j.find("rank"); it != j.end() && !it->is_null()) r.rank = integer_field<int>(j, "rank");
   if (auto it = j.find("device"); it != j.end() && !it->is_null()) {
     if (!it->is_object()) throw std::runtime_error("result field 'device' is not an object");
-    r.device = DeviceTag{field(*it, "index").get<int>(), field(*it, "name").get<std::string>(),
+    r.device = DeviceTag{integer_field<int>(*it, "index"), field(*it, "name").get<std::string>(),
                          field(*it, "host").get<std::string>()};
   }
   return r;

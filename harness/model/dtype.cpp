@@ -31,6 +31,12 @@ std::string_view dtype_name(opcert_dtype dtype) {
   return "invalid";
 }
 
+std::vector<std::string> all_dtype_names() {
+  std::vector<std::string> names;
+  for (const auto& e : kDtypes) names.emplace_back(e.name);
+  return names;
+}
+
 std::optional<opcert_dtype> parse_dtype(std::string_view name) {
   for (const auto& e : kDtypes)
     if (e.name == name) return e.dtype;

@@ -4,12 +4,17 @@
 #include <opcert/backend_abi.h>
 
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace opcert {
 
 /// "fp32", "bf16", "fp8_e4m3fn", ...; "invalid" for an unknown value.
 std::string_view dtype_name(opcert_dtype dtype);
+
+/// Every dtype's name, in the ABI's order (for messages that list them).
+std::vector<std::string> all_dtype_names();
 
 /// The inverse of dtype_name; nullopt for an unknown name.
 std::optional<opcert_dtype> parse_dtype(std::string_view name);

@@ -60,7 +60,8 @@ std::string join(std::span<const std::string> items) { return fmt::format("{}", 
 ParamReader::ParamReader(std::string_view op, std::span<const ParamDef> defs, const json& params)
     : op_(op), defs_(defs), params_(params) {
   if (!params_.is_object()) fail(fmt::format("params must be an object, not {}", type_name(params_)));
-  for (const auto& [name, _] : params_.items()) {
+  for (const auto& item : params_.items()) {
+    const std::string name = item.key();  // not a structured binding: clang 14 cannot capture one
     if (std::none_of(defs_.begin(), defs_.end(), [&](const ParamDef& d) { return d.name == name; })) {
       std::vector<std::string> known;
       for (const auto& d : defs_) known.push_back(d.name);

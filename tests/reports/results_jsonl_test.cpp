@@ -1,5 +1,7 @@
 #include "reports/results_jsonl.h"
 
+#include "model/case_result_json.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -159,4 +161,26 @@ TEST(ResultsJsonl, MissingFileThrowsNamingIt) {
 }
 
 }  // namespace
+}  // namespace opcert
+
+namespace opcert {
+
+// Found by fuzzing (tests/fuzz/): an integer field holding a huge or fractional number was
+// converted regardless, which is undefined behaviour; it is refused, naming the field.
+TEST(ResultsJsonl, AnIntegerFieldOutOfRangeIsRefusedNamingIt) {
+  CaseResult r = test::result("cpu", "gemm", "a", Status::kPassed, 0.1);
+  r.metrics.push_back(TensorMetrics{});
+  r.metrics[0].name = "c";
+  for (const char* bad : {"3.77778e+52", "1.5", "-9.3e18"}) {
+    nlohmann::json j = to_json(r);
+    j["metrics"][0]["checked"] = nlohmann::json::parse(bad);
+    try {
+      (void)case_result_from_json(j);
+      FAIL() << "checked = " << bad << " was accepted";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("'checked' is not an integer in range"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace opcert

@@ -31,13 +31,9 @@ bool is_catalogue_op(std::string_view op) { return find_op(op) != nullptr; }
 
 std::string catalogue_op_names() { return registered_op_names(); }
 
-// The ABI's dtype names, for listing in messages (validation itself goes through parse_dtype).
-std::vector<std::string> dtype_names() {
-  std::vector<std::string> names;
-  for (int d = 1; d < 64; ++d)
-    if (auto name = dtype_name(static_cast<opcert_dtype>(d)); name != "invalid") names.emplace_back(name);
-  return names;
-}
+// The ABI's dtype names, for listing in messages (validation itself goes through parse_dtype). Read
+// from the table, never by casting integers the enum does not hold (undefined: the fuzzer's UBSan).
+std::vector<std::string> dtype_names() { return all_dtype_names(); }
 
 // "a string", "an object", or the number itself, for "must be ..., not <this>" messages.
 std::string describe(const json& value) {
