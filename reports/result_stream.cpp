@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <exception>
 
+#include "model/exit_codes.h"
+
 namespace opcert {
 
 void ResultStream::add(std::unique_ptr<ResultSink> sink) {
@@ -51,6 +53,15 @@ bool ResultStream::failed() const {
   for (const Entry& e : sinks_)
     if (e.failed) return true;
   return false;
+}
+
+int ResultStream::exit_code_with_outputs(int exit_code) const {
+  return failed() && exit_code == kExitOk ? kExitCheckFailed : exit_code;
+}
+
+int ResultStream::finish(int exit_code) const {
+  if (failed()) fmt::print(stderr, "opcert: error: some outputs could not be written (see above)\n");
+  return exit_code_with_outputs(exit_code);
 }
 
 }  // namespace opcert

@@ -32,6 +32,14 @@ class ResultStream {
   /// Whether a sink failed; its error was printed when it did.
   bool failed() const;
 
+  /// A verb's exit code once its outputs count: an output that could not be written (a full disk)
+  /// is a failure of the machine, so kExitOk becomes kExitCheckFailed; any other code stands.
+  int exit_code_with_outputs(int exit_code) const;
+
+  /// At the very end, after run_finished: says once on stderr that some outputs could not be
+  /// written, where one failed, and returns exit_code_with_outputs(exit_code).
+  int finish(int exit_code) const;
+
  private:
   template <class Event>
   void deliver(Event&& event);

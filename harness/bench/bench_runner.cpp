@@ -285,8 +285,7 @@ std::optional<CaseResult> unsupported(BackendHandle& backend, const std::string&
     OpCallBuilder call(c, impl_key, device.device);
     const SupportAnswer answer = backend.query(call.call());
     library_call = answer.library_call;
-    const MemoryLimits limits{device.device.type == OPCERT_DEVICE_CPU, device.memory_bytes, host_available_bytes(), max_memory};
-    const std::string too_big = answer.supported ? admission_refusal(case_footprint(c), limits) : "";
+    const std::string too_big = answer.supported ? admission_refusal(case_footprint(c), memory_limits(device, max_memory)) : "";
     if (answer.supported && too_big.empty()) return std::nullopt;
     r.status = Status::kSkipped;
     r.message = !too_big.empty() ? too_big : answer.reason.empty() ? "unsupported" : answer.reason;
@@ -448,11 +447,7 @@ int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, co
   report.finished_at = now_utc();
   report.environment = capture_environment(s.environment);
   stream.run_finished(report);
-  if (stream.failed()) {
-    fmt::print(stderr, "opcert: error: some outputs could not be written (see above)\n");
-    if (exit_code == kExitOk) exit_code = kExitCheckFailed;  // a full disk is a failure of the machine
-  }
-  return exit_code;
+  return stream.finish(exit_code);
 }
 
 }  // namespace opcert

@@ -5,6 +5,8 @@
 #include <filesystem>
 
 #include "model/input_error.h"
+#include "opkit/op_registry.h"
+#include "session/job_list.h"
 #include "session/run_paths.h"
 
 namespace opcert {
@@ -45,6 +47,12 @@ RunSettings conformance_settings(const CommonOptions& options, const PlatformCat
     s.repro_options.insert(s.repro_options.end(), {"--platform", options.platform});
   }
   return s;
+}
+
+CaseFamilies case_families(const Suite& suite, const std::string& filter) {
+  CaseFamilies f;
+  for (std::size_t i : filter_cases(suite.cases, filter)) (is_collective_op(suite.cases[i].op) ? f.collectives : f.compute) += 1;
+  return f;
 }
 
 std::string suite_for_repro(const std::string& asked, const Suite& suite) {

@@ -13,6 +13,14 @@ namespace opcert {
 /// common flags; the caller sets the rest (cases, seed, out_dir, timeout, peer, environment).
 RunSettings conformance_settings(const CommonOptions& options, const PlatformCatalog& platforms);
 
+/// How many of a suite's cases `filter` selects are collectives, which run across ranks, and how
+/// many are compute ops, which run in workers: a run is one or the other.
+struct CaseFamilies {
+  std::size_t collectives = 0;
+  std::size_t compute = 0;
+};
+CaseFamilies case_families(const Suite& suite, const std::string& filter);
+
 /// The suite as repro lines name it: a file by its absolute path, a named suite by its name.
 std::string suite_for_repro(const std::string& asked, const Suite& suite);
 

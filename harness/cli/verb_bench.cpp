@@ -10,10 +10,10 @@
 #include "check/suite.h"
 #include "cli/cli_context.h"
 #include "cli/compare_flags.h"
+#include "cli/run_settings_builder.h"
 #include "model/exit_codes.h"
 #include "cli/verbs.h"
 #include "model/input_error.h"
-#include "opkit/op_registry.h"
 #include "ranks/launch_env.h"
 #include "ranks/world.h"
 #include "session/job_list.h"
@@ -55,11 +55,7 @@ std::vector<std::string> collective_flags_given(const CLI::App& verb) {
 // MPI launcher or with the sweep's flags, and for collectives with Google Benchmark's flags.
 bool selects_collectives(const Suite& suite, const BenchFlags& flags, const CLI::App& verb,
                          const std::vector<std::string>& benchmark_flags) {
-  std::size_t collectives = 0, compute = 0;
-  for (std::size_t i : filter_cases(suite.cases, flags.filter)) {
-    const OpDescriptor* op = find_op(suite.cases[i].op);
-    (op != nullptr && op->family == OpFamily::kCollective ? collectives : compute) += 1;
-  }
+  const auto [collectives, compute] = case_families(suite, flags.filter);
   // Said here, before the flags are judged against what was selected: nothing was.
   if (collectives + compute == 0 && !suite.cases.empty())
     throw InputError(fmt::format("--filter '{}' matches none of the {} cases of suite '{}'", flags.filter,

@@ -16,7 +16,6 @@
 #include "cli/verbs.h"
 #include "model/exit_codes.h"
 #include "model/input_error.h"
-#include "opkit/op_registry.h"
 #include "ranks/launch_env.h"
 #include "ranks/world.h"
 #include "run/collective_runner.h"
@@ -45,11 +44,7 @@ struct RunFlags {
 // other. True for collectives; InputError for a mix, or for compute cases under an MPI launcher
 // without --devices (with it, the ranks share the node's devices and rank 0 merges).
 bool selects_collectives(const Suite& suite, const std::string& filter, const std::string& asked, bool devices) {
-  std::size_t collectives = 0, compute = 0;
-  for (std::size_t i : filter_cases(suite.cases, filter)) {
-    const OpDescriptor* op = find_op(suite.cases[i].op);
-    (op != nullptr && op->family == OpFamily::kCollective ? collectives : compute) += 1;
-  }
+  const auto [collectives, compute] = case_families(suite, filter);
   if (collectives > 0 && compute > 0)
     throw InputError(fmt::format("suite '{}' selects {} collective and {} compute case(s): collectives run across ranks, "
                                  "compute ops in workers; run them separately (--filter, or a suite of each)",

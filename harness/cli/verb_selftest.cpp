@@ -44,12 +44,10 @@ struct SelftestFlags {
 // Whether a suite's cases are collectives (true) or compute ops (false); a mix is refused, as by
 // `opcert run`: collectives run across ranks, compute ops in workers.
 bool collective_suite(const Suite& suite, const std::string& name) {
-  std::size_t collectives = 0;
-  for (const Case& c : suite.cases)
-    if (const OpDescriptor* op = find_op(c.op); op != nullptr && op->family == OpFamily::kCollective) ++collectives;
-  if (collectives > 0 && collectives < suite.cases.size())
+  const auto [collectives, compute] = case_families(suite, "");
+  if (collectives > 0 && compute > 0)
     throw InputError(fmt::format("suite '{}' mixes {} collective and {} compute case(s): give a suite of each", name,
-                                 collectives, suite.cases.size() - collectives));
+                                 collectives, compute));
   return collectives > 0;
 }
 
@@ -62,11 +60,6 @@ void check_launch(bool collectives, const std::string& name, int ranks) {
                                  name, name));
   if (!collectives && ranks > 1)
     throw InputError(fmt::format("suite '{}' holds no collectives: run compute suites without mpirun/srun", name));
-}
-
-bool is_collective_op(const std::string& op) {
-  const OpDescriptor* d = find_op(op);
-  return d != nullptr && d->family == OpFamily::kCollective;
 }
 
 // The mutants to run: those of the mutant backend whose op is of the run's kind (collectives or
@@ -146,9 +139,10 @@ void add_selftest_verb(CLI::App& app, int& exit_code) {
     auto registry = load_registry(options);
     const auto selected = select_backends(*registry, options.backend);
     const std::vector<std::string> mutants = chosen_mutants(*selected.front(), flags->mutants, collectives);
-    const std::filesystem::path out =
-        flags->out.empty() ? default_out_dir(started).parent_path() / ("selftest-" + default_out_dir(started).filename().string())
-                           : std::filesystem::path(flags->out);
+    const std::filesystem::path timestamped = default_out_dir(started);
+    const std::filesystem::path out = flags->out.empty()
+                                          ? timestamped.parent_path() / ("selftest-" + timestamped.filename().string())
+                                          : std::filesystem::path(flags->out);
     const std::unique_ptr<World> world = launched_ranks > 1 ? make_world() : nullptr;
     if (world && world->size() != launched_ranks) {
       const int size = world->size();
@@ -189,9 +183,10 @@ void add_selftest_verb(CLI::App& app, int& exit_code) {
     if (judges) {
       try {
         const DetectionSummary summary = tally.summary();
-        write_file_atomically(out / "selftest.json", detection_json(summary).dump(2) + "\n");
+        const std::string json = detection_json(summary).dump(2) + "\n";
+        write_file_atomically(out / "selftest.json", json);
         write_file_atomically(out / "selftest.md", detection_markdown(summary));
-        if (flags->json) fmt::print("{}\n", detection_json(summary).dump(2));
+        if (flags->json) fmt::print("{}", json);
         else fmt::print("\nMutant detection\n{}selftest.json and selftest.md in {}\n", detection_text(summary), out.string());
         verdict[0] = static_cast<uint8_t>(summary.clean() ? kExitOk : kExitCheckFailed);
       } catch (const std::exception& e) {

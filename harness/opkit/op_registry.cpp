@@ -39,6 +39,11 @@ const OpDescriptor* find_op(std::string_view name) {
   return nullptr;
 }
 
+bool is_collective_op(std::string_view name) {
+  const OpDescriptor* op = find_op(name);
+  return op != nullptr && op->family == OpFamily::kCollective;
+}
+
 const OpDescriptor& op_of(const Case& c) {
   if (const OpDescriptor* op = find_op(c.op)) return *op;
   throw std::invalid_argument(fmt::format("case '{}': unknown op '{}' (registered: {})", c.id, c.op, registered_op_names()));

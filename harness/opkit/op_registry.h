@@ -23,6 +23,9 @@ std::vector<const OpDescriptor*> registered_ops();
 /// The op of that name, or nullptr.
 const OpDescriptor* find_op(std::string_view name);
 
+/// Whether `name` is a registered collective (run across ranks, not in workers).
+bool is_collective_op(std::string_view name);
+
 /// The op of case `c`; throws std::invalid_argument when no op of that name is registered.
 const OpDescriptor& op_of(const Case& c);
 

@@ -95,10 +95,7 @@ int CollectiveRunLedger::finish(bool complete, std::optional<int> forced) {
   report_.finished_at = now_utc();
   report_.environment = capture_environment(settings_.environment);
   stream_.run_finished(report_);
-  if (stream_.failed()) {
-    fmt::print(stderr, "opcert: error: some outputs could not be written (see above)\n");
-    if (report_.exit_code == kExitOk) report_.exit_code = kExitCheckFailed;  // a full disk is a failure of the machine
-  }
+  report_.exit_code = stream_.finish(report_.exit_code);
   std::fflush(nullptr);
   exit_code_ = report_.exit_code;
   return *exit_code_;

@@ -10,15 +10,14 @@
 #include <optional>
 #include <set>
 
-#include "loader/file_digest.h"
 #include "model/exit_codes.h"
 #include "model/input_error.h"
 #include "ranks/rank_agreement.h"
 #include "reports/alignment.h"
 #include "reports/output_sets.h"
+#include "reports/results_jsonl.h"
 #include "run/rank_merge.h"
 #include "run/worker_lanes.h"
-#include "reports/results_jsonl.h"
 #include "session/job_list.h"
 #include "session/job_record.h"
 #include "session/run_header.h"
@@ -80,13 +79,9 @@ std::filesystem::path private_log_dir(int rank) {
 // What every rank must share for rank 0's report to speak for its results: the suite file, the
 // seed and selection, the platform and its configs' texts, the golden set's manifest.
 nlohmann::json run_setup(const Suite& suite, const RunSettings& s) {
-  nlohmann::json configs = nlohmann::json::array();
-  if (s.platforms != nullptr)
-    for (const auto& file : s.platforms->merged_files())
-      configs.push_back(sha256_hex(std::as_bytes(std::span(file.text.data(), file.text.size()))));
   const auto golden = s.environment.libraries.find("golden_set");
   return {{"suite", suite.sha256},  {"seed", s.seed}, {"filter", s.filter}, {"implementations", s.impl_selection},
-          {"platform", s.platform}, {"platform configs", configs},
+          {"platform", s.platform}, {"platform configs", platform_config_digests(s)},
           {"golden set", golden == s.environment.libraries.end() ? "" : golden->get<std::string>().substr(0, 64)}};
 }
 
@@ -256,16 +251,12 @@ int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, c
   });
   report.complete = !interrupted && lost_ranks.empty();
   report.exit_code = interrupted ? kExitInterrupted : (any_failed || !lost_ranks.empty() ? kExitCheckFailed : kExitOk);
-  // An output that could not be written (a full disk) is a failure of the machine: exit 1.
-  if (stream.failed() && report.exit_code == kExitOk) report.exit_code = kExitCheckFailed;
+  report.exit_code = stream.exit_code_with_outputs(report.exit_code);  // results.jsonl on a full disk, say
   report.finished_at = now_utc();
   report.environment = capture_environment(s.environment);
   stream.run_finished(report);
   remove_stop_handlers();
-  if (stream.failed()) {
-    fmt::print(stderr, "opcert: error: some outputs could not be written (see above)\n");
-    if (report.exit_code == kExitOk) report.exit_code = kExitCheckFailed;
-  }
+  report.exit_code = stream.finish(report.exit_code);
   if (world) {
     if (!lost_ranks.empty()) world->abort_job(report.exit_code);  // a lost rank may hang: end the job
     return share_exit_code(*world, report.exit_code);

@@ -8,9 +8,9 @@
 #include <exception>
 #include <thread>
 
+#include "session/job_record.h"
 #include "session/repro.h"
 #include "session/run_paths.h"
-#include "session/job_record.h"
 #include "session/stop_request.h"
 #include "session/worker_session.h"
 

@@ -24,11 +24,15 @@ std::string shown(const nlohmann::json& value) {
 
 }  // namespace
 
-JobRecord job_record(const RunReport& header, const SessionSettings& s, const nlohmann::json& verb_fields) {
+nlohmann::json platform_config_digests(const SessionSettings& s) {
   nlohmann::json configs = nlohmann::json::array();
   if (s.platforms != nullptr)
     for (const auto& file : s.platforms->merged_files())
       configs.push_back(sha256_hex(std::as_bytes(std::span(file.text.data(), file.text.size()))));
+  return configs;
+}
+
+JobRecord job_record(const RunReport& header, const SessionSettings& s, const nlohmann::json& verb_fields) {
   nlohmann::json backends = nlohmann::json::array();
   for (const BackendRecord& b : header.backends)
     backends.push_back({{"name", b.name}, {"version", b.version}, {"source", b.source}, {"sha256", b.sha256},
@@ -43,7 +47,7 @@ JobRecord job_record(const RunReport& header, const SessionSettings& s, const nl
                 {"filter", s.filter},
                 {"implementations", s.impl_selection},
                 {"platform", s.platform},
-                {"platform_configs", configs},
+                {"platform_configs", platform_config_digests(s)},
                 {"peer", s.peer},
                 {"golden_set", golden == s.environment.libraries.end() ? "" : golden->get<std::string>()},
                 {"backends", backends},

@@ -23,6 +23,10 @@ struct JobRecord {
   std::string started_at;   // when the job first started: a resumed run's report keeps it
 };
 
+/// The sha256 of each platform config the settings' catalogue merged, in order: what a job, or the
+/// ranks of a run, must agree on beside the platform's name.
+nlohmann::json platform_config_digests(const SessionSettings& settings);
+
 /// The job of a run about to start, from its header (run_header) and settings.
 JobRecord job_record(const RunReport& header, const SessionSettings& settings, const nlohmann::json& verb_fields);
 

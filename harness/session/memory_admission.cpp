@@ -39,6 +39,10 @@ std::optional<uint64_t> host_available_bytes() {
   return std::nullopt;
 }
 
+MemoryLimits memory_limits(const DeviceDescription& device, uint64_t max_memory) {
+  return {device.device.type == OPCERT_DEVICE_CPU, device.memory_bytes, host_available_bytes(), max_memory};
+}
+
 std::string admission_refusal(const Footprint& f, const MemoryLimits& limits) {
   const auto size = [](uint64_t bytes) { return format_byte_size(static_cast<double>(bytes)); };
   const std::string parts = fmt::format("operands {}, outputs {}, fp64 reference {}", size(f.operands), size(f.outputs),

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "loader/backend_handle.h"
 #include "model/case.h"
 
 namespace opcert {
@@ -35,6 +36,10 @@ struct MemoryLimits {
   std::optional<uint64_t> host_available;     // nullopt: unknown, not checked
   uint64_t max_memory = 0;                    // --max-memory (0: none): caps the host's and the device's
 };
+
+/// The limits of a case on `device`: its memory, the host's available memory (where the device is
+/// host memory, it is the host's too), and --max-memory.
+MemoryLimits memory_limits(const DeviceDescription& device, uint64_t max_memory);
 
 /// "" when `f` fits `limits`; else the reason a SKIPPED result gives, with the figures
 /// ("needs 60.1G of host memory (operands 40G, outputs 20G, fp64 reference 160G), more than ...").

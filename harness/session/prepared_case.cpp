@@ -39,9 +39,8 @@ std::unique_ptr<PreparedCase> PreparedCase::prepare(BackendHandle& backend, cons
   }
   // Admitted before anything is allocated: a case too big is SKIPPED with its figures, not left to
   // allocate until the timeout or the OOM killer ends it.
-  const MemoryLimits limits{device.type == OPCERT_DEVICE_CPU,
-                            backend.devices()[static_cast<std::size_t>(options.device_index)].memory_bytes,
-                            host_available_bytes(), options.max_memory};
+  const MemoryLimits limits =
+      memory_limits(backend.devices()[static_cast<std::size_t>(options.device_index)], options.max_memory);
   if (const std::string why = admission_refusal(case_footprint(c), limits); !why.empty()) return fail(Status::kSkipped, why);
   try {
     for (const auto& spec : c.inputs) p->inputs_.push_back(generate_input(spec, c.seed, c.id));
