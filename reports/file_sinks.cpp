@@ -28,8 +28,8 @@ class ResultsJsonlSink final : public ResultSink {
 class MeasurementsJsonlSink final : public ResultSink {
  public:
   static constexpr const char* kFileName = "measurements.jsonl";
-  explicit MeasurementsJsonlSink(const std::filesystem::path& out_dir) : path_(out_dir / kFileName) {
-    file_ = std::fopen(path_.c_str(), "w");
+  MeasurementsJsonlSink(const std::filesystem::path& out_dir, bool append) : path_(out_dir / kFileName) {
+    file_ = std::fopen(path_.c_str(), append ? "a" : "w");
     if (file_ == nullptr) throw std::runtime_error(fmt::format("cannot write {}: {}", path_.string(), std::strerror(errno)));
   }
   ~MeasurementsJsonlSink() override { std::fclose(file_); }
@@ -80,8 +80,8 @@ std::unique_ptr<ResultSink> make_results_jsonl_sink(const std::filesystem::path&
   return std::make_unique<ResultsJsonlSink>(out_dir, append);
 }
 
-std::unique_ptr<ResultSink> make_measurements_jsonl_sink(const std::filesystem::path& out_dir) {
-  return std::make_unique<MeasurementsJsonlSink>(out_dir);
+std::unique_ptr<ResultSink> make_measurements_jsonl_sink(const std::filesystem::path& out_dir, bool append) {
+  return std::make_unique<MeasurementsJsonlSink>(out_dir, append);
 }
 
 std::unique_ptr<ResultSink> make_report_file_sink(std::unique_ptr<ReportWriter> writer, std::filesystem::path out_dir) {

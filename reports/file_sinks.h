@@ -17,7 +17,7 @@ namespace opcert {
 std::unique_ptr<ResultSink> make_results_jsonl_sink(const std::filesystem::path& out_dir, bool append = false);
 
 /// measurements.jsonl: one benchmark record a line (reports/bench_record_json.h). Opens it now.
-std::unique_ptr<ResultSink> make_measurements_jsonl_sink(const std::filesystem::path& out_dir);
+std::unique_ptr<ResultSink> make_measurements_jsonl_sink(const std::filesystem::path& out_dir, bool append = false);
 
 /// The file `writer` writes, written when the run finishes.
 std::unique_ptr<ResultSink> make_report_file_sink(std::unique_ptr<ReportWriter> writer, std::filesystem::path out_dir);

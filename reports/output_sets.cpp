@@ -22,9 +22,9 @@ void add_conformance_outputs(ResultStream& stream, const std::filesystem::path& 
 }
 
 void add_bench_outputs(ResultStream& stream, const std::filesystem::path& out_dir, const std::vector<PlannedRow>& planned,
-                       const BenchTableLayout& layout) {
-  stream.add(make_results_jsonl_sink(out_dir));
-  stream.add(make_measurements_jsonl_sink(out_dir));
+                       const BenchTableLayout& layout, bool resumed) {
+  stream.add(make_results_jsonl_sink(out_dir, resumed));
+  stream.add(make_measurements_jsonl_sink(out_dir, resumed));
   stream.add(make_report_file_sink(make_json_report_writer(), out_dir));
   stream.add(make_report_file_sink(make_bench_json_writer(), out_dir));
   stream.add(make_bench_table_sink(planned, layout, out_dir));

@@ -20,9 +20,10 @@ void add_conformance_outputs(ResultStream& stream, const std::filesystem::path& 
                              std::size_t jobs, bool resumed = false);
 
 /// `opcert bench` on compute ops: results.jsonl (the checks), measurements.jsonl, report.json,
-/// bench.json, and the bench table (its rows as they come, its footer after the files).
+/// bench.json, and the bench table (its rows as they come, its footer after the files). `resumed`:
+/// the two .jsonl files of an earlier sitting are added to, not replaced.
 void add_bench_outputs(ResultStream& stream, const std::filesystem::path& out_dir, const std::vector<PlannedRow>& planned,
-                       const BenchTableLayout& layout);
+                       const BenchTableLayout& layout, bool resumed = false);
 
 /// `opcert bench` on collectives (rank 0): results.jsonl, measurements.jsonl, report.json,
 /// bench.json, and the sweep's table.

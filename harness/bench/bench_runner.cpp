@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "bench/bench_job.h"
+#include "bench/bench_resume.h"
 #include "bench/cache_flusher.h"
 #include "bench/google_benchmark_reporter.h"
 #include "bench/gpu_monitor.h"
@@ -21,6 +22,7 @@
 #include "reports/output_sets.h"
 #include "session/execution.h"
 #include "session/job_list.h"
+#include "session/job_record.h"
 #include "session/memory_admission.h"
 #include "session/op_call_builder.h"
 #include "session/prepared_case.h"
@@ -261,6 +263,19 @@ std::vector<Job> ordered_jobs(const std::vector<RunTarget>& targets, const Suite
   return jobs;
 }
 
+// What makes figures of two sittings comparable: the host, its CPU and its GPUs by name and UUID
+// (not their clocks or temperatures, which change between sittings).
+nlohmann::json machine_identity(const nlohmann::json& environment) {
+  nlohmann::json gpus = nlohmann::json::array();
+  if (environment.contains("gpus") && environment["gpus"].is_array())
+    for (const auto& g : environment["gpus"])
+      gpus.push_back({{"name", g.value("name", nlohmann::json())}, {"uuid", g.value("uuid", nlohmann::json())}});
+  const nlohmann::json& cpu = environment.contains("cpu") ? environment["cpu"] : nlohmann::json();
+  return {{"host", environment.value("host", nlohmann::json())},
+          {"cpu", cpu.is_object() ? cpu.value("model", nlohmann::json()) : cpu},
+          {"gpus", gpus}};
+}
+
 // The copy baseline timed just before the first job of its backend on the case.
 BenchJob copy_baseline_job(const BenchJob& op_job) {
   BenchJob copy;
@@ -352,11 +367,19 @@ int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, co
   initialize_google_benchmark(s);
 
   RunReport report = run_header(kBenchReportKind, targets, suite, s);
+  report.bench_settings = {{"cold_l2", s.cold_l2},
+                           {"copy_baseline", s.copy_baseline},
+                           {"benchmark_flags", s.benchmark_flags},
+                           {"sampling", sampling_json(s.sampling)}};
+  const nlohmann::json machine = capture_environment(s.environment);
+  const nlohmann::json gpus = machine.value("gpus", nlohmann::json());
+  const JobRecord job_record_now = job_record(
+      report, s,
+      {{"bench_settings", report.bench_settings}, {"max_memory", s.max_memory}, {"machine", machine_identity(machine)}});
   std::vector<BenchJob> jobs;
   std::vector<CaseResult> skipped;
   std::map<std::size_t, std::size_t> peer_job_of_case;
   std::map<std::pair<BackendHandle*, std::size_t>, std::size_t> copy_job_of;  // (backend, case) -> job
-  const nlohmann::json gpus = capture_environment(s.environment).value("gpus", nlohmann::json());
   for (const Job& j : planned) {
     BackendHandle* backend = targets.at(j.backend_index).backend;
     const Case& c = suite.cases.at(j.case_index);
@@ -394,36 +417,58 @@ int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, co
     jobs.push_back(std::move(job));
   }
 
+  // --resume: the cases an earlier sitting measured whole keep their records and checks.
+  const std::optional<KeptBenchmarks> kept = s.resume ? kept_benchmarks(s.out_dir, job_record_now, jobs) : std::nullopt;
+  std::vector<bool> is_kept(jobs.size(), false);
+  if (kept) {
+    report.started_at = kept->started_at;
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      const auto record = kept->records.find(jobs[i].name);
+      if (record == kept->records.end()) continue;
+      is_kept[i] = true;
+      jobs[i].error = record->second.error;
+      if (const auto check = kept->checks.find(check_identity(jobs[i])); check != kept->checks.end())
+        jobs[i].check = check->second;
+    }
+  }
+
   ResultStream stream;
   try {
     std::vector<PlannedRow> rows;
     BenchTableLayout layout{.copy_column = s.copy_baseline, .clocks_column = false, .peer = s.peer};
-    for (const auto& job : jobs) {
-      rows.push_back({job.test_case->op, job.test_case->id, job.impl_key});
-      layout.clocks_column |= job.backend->devices().at(0).device.type == OPCERT_DEVICE_CUDA;
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      if (is_kept[i]) continue;
+      rows.push_back({jobs[i].test_case->op, jobs[i].test_case->id, jobs[i].impl_key});
+      layout.clocks_column |= jobs[i].backend->devices().at(0).device.type == OPCERT_DEVICE_CUDA;
     }
-    add_bench_outputs(stream, s.out_dir, rows, layout);
+    if (!kept) write_job_record(s.out_dir, job_record_now);
+    else rewrite_kept_files(s.out_dir, *kept);
+    add_bench_outputs(stream, s.out_dir, rows, layout, kept.has_value());
   } catch (const std::exception& e) {
     throw InputError(fmt::format("--out '{}': {}", s.out_dir.string(), e.what()));
   }
-  report.bench_settings = {{"cold_l2", s.cold_l2},
-                           {"copy_baseline", s.copy_baseline},
-                           {"benchmark_flags", s.benchmark_flags},
-                           {"sampling", sampling_json(s.sampling)}};
   stream.run_started(report);
-  for (const auto& r : skipped) stream.case_done(r, false);
+  if (kept)
+    stream.note(fmt::format("opcert: resuming {}: {} case(s) measured whole kept ({} benchmark(s)), {} benchmark(s) to run",
+                            s.out_dir.string(), kept->cases, kept->records.size(),
+                            std::count(is_kept.begin(), is_kept.end(), false)));
+  for (const auto& r : skipped) stream.case_done(r, false);  // judged afresh in every sitting
 
   BenchEngine engine(jobs, s, stream);
-  for (std::size_t i = 0; i < jobs.size(); ++i)
+  std::size_t registered = 0;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (is_kept[i]) continue;
     benchmark::RegisterBenchmark(jobs[i].name.c_str(), [&engine, i](benchmark::State& st) { engine.measure(st, i); })
         ->UseManualTime()
         ->Iterations(1)  // one iteration is one sampling (BenchEngine::sample)
         ->Unit(benchmark::kMicrosecond);
+    ++registered;
+  }
 
   GoogleBenchmarkReporter reporter(
       jobs, [&](const nlohmann::json& context) { report.bench_context = context; },
       [&](std::size_t i) { stream.benchmark_done(bench_record(jobs[i], jobs)); });
-  if (!jobs.empty()) benchmark::RunSpecifiedBenchmarks(&reporter);
+  if (registered > 0) benchmark::RunSpecifiedBenchmarks(&reporter);
   engine.release();
   report.bench_settings["conditions"] =
       engine.monitored() ? engine.monitor().description()
@@ -442,7 +487,11 @@ int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, co
     if (job.check) report.results.push_back(*job.check);
   for (auto& r : skipped) report.results.push_back(std::move(r));
   fill_alignment(report.results, s.peer);
-  for (const auto& job : jobs) report.benchmarks.push_back(bench_record(job, jobs));
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    report.benchmarks.push_back(is_kept[i] ? kept->records.at(jobs[i].name) : bench_record(jobs[i], jobs));
+    // Google Benchmark numbers the families it ran, from 0 in each sitting: number them as one.
+    for (BenchRun& run : report.benchmarks.back().runs) run.family_index = static_cast<int64_t>(i);
+  }
   report.exit_code = exit_code;
   report.finished_at = now_utc();
   report.environment = capture_environment(s.environment);

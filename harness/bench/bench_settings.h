@@ -21,6 +21,9 @@ struct BenchSettings : SessionSettings {
   /// --max-memory: the most a case may need (session/memory_admission.h); 0 for no cap beyond the
   /// host's available memory and the device's.
   uint64_t max_memory = 0;
+  /// --resume: out_dir holds an earlier bench of the same job (job.json); the cases it measured
+  /// whole are kept, the rest measured (bench/bench_resume.h).
+  bool resume = false;
 };
 
 }  // namespace opcert

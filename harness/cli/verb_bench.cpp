@@ -26,6 +26,7 @@ struct BenchFlags {
   std::string suite = "bench/smoke";
   std::string filter;
   std::string out;
+  std::string resume;  // --resume DIR
   uint64_t seed = 1;
   std::string impl;
   bool cold_l2 = false;
@@ -137,6 +138,10 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
   verb->add_option("--filter", flags->filter, "Benchmark only cases whose id matches this regular expression (ECMAScript)")
       ->type_name("REGEX");
   verb->add_option("--out", flags->out, "Output directory (default: out/<UTC timestamp>)")->type_name("DIR");
+  verb->add_option("--resume", flags->resume,
+                   "Finish the bench in DIR, started with the same arguments: keep the cases it measured whole, "
+                   "measure the rest")
+      ->type_name("DIR");
   verb->add_option("--seed", flags->seed, "Seed of the generated inputs")->capture_default_str();
   verb->add_option("--max-memory", flags->max_memory,
                    "The most a case may need of host (and device) memory (K, M, G); a bigger case is SKIPPED")
@@ -211,7 +216,10 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
 
     s.filter = flags->filter;
     s.impl_selection = flags->impl;
-    s.out_dir = flags->out.empty() ? default_out_dir(started) : std::filesystem::path(flags->out);
+    s.out_dir = chosen_out_dir(flags->out, flags->resume, started, "bench");
+    s.resume = !flags->resume.empty();
+    if (collectives && s.resume)
+      throw InputError("--resume finishes benches of compute ops; a collective sweep is rerun whole");
     s.seed = flags->seed;
     s.max_memory = flags->max_memory.empty() ? 0 : parse_byte_size(flags->max_memory, "--max-memory");
     s.cold_l2 = flags->cold_l2;

@@ -115,12 +115,7 @@ void add_run_verb(CLI::App& app, int& exit_code) {
     RunSettings s = conformance_settings(*options, platforms);
     s.filter = flags->filter;
     s.impl_selection = flags->impl;
-    if (!flags->resume.empty() && !flags->out.empty() &&
-        std::filesystem::absolute(flags->out).lexically_normal() != std::filesystem::absolute(flags->resume).lexically_normal())
-      throw InputError(fmt::format("--resume '{}' writes into the run it resumes; drop --out '{}'", flags->resume, flags->out));
-    s.out_dir = !flags->resume.empty() ? std::filesystem::path(flags->resume)
-                : flags->out.empty()   ? default_out_dir(started)
-                                       : std::filesystem::path(flags->out);
+    s.out_dir = chosen_out_dir(flags->out, flags->resume, started, "run");
     s.resume = !flags->resume.empty();
     if (max_memory > 0) {
       s.worker_options.insert(s.worker_options.end(), {"--max-memory", std::to_string(max_memory)});

@@ -15,7 +15,9 @@
 #include "model/dtype.h"
 #include "model/exit_codes.h"
 #include "model/input_error.h"
+#include "session/memory_admission.h"
 #include "session/worker_loop.h"
+#include "session/worker_memory_limit.h"
 #include "session/worker_protocol.h"
 
 namespace opcert {
@@ -120,6 +122,11 @@ void add_worker_verb(CLI::App& app, int& exit_code) {
       exit_code = hello.fatal.empty() ? kExitOk : kExitBadInput;
       return;
     }
+    // From here on a case's allocations count against the worker's limit (session/worker_memory_limit.h).
+    const uint64_t budget = flags->max_memory > 0 ? flags->max_memory : host_available_bytes().value_or(0);
+    if (budget > 0)
+      if (const uint64_t limit = limit_process_data(budget + thread_stack_headroom()); limit > 0)
+        note_deaths_at_memory_limit(limit, budget);
     const PlatformConfig* applied = has_platform ? &platform : nullptr;
     const int device = flags->device;
     const uint64_t max_memory = flags->max_memory;

@@ -25,6 +25,14 @@ std::string format_utc(std::chrono::system_clock::time_point t, const char* form
 
 std::string iso_utc(std::chrono::system_clock::time_point t) { return format_utc(t, "%Y-%m-%dT%H:%M:%SZ"); }
 
+std::filesystem::path chosen_out_dir(const std::string& out, const std::string& resume,
+                                     std::chrono::system_clock::time_point started, const std::string& what) {
+  namespace fs = std::filesystem;
+  if (!resume.empty() && !out.empty() && fs::absolute(out).lexically_normal() != fs::absolute(resume).lexically_normal())
+    throw InputError("--resume '" + resume + "' writes into the " + what + " it resumes; drop --out '" + out + "'");
+  return !resume.empty() ? fs::path(resume) : out.empty() ? default_out_dir(started) : fs::path(out);
+}
+
 std::filesystem::path default_out_dir(std::chrono::system_clock::time_point t) {
   return std::filesystem::path("out") / format_utc(t, "%Y%m%dT%H%M%SZ");
 }

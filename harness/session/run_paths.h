@@ -13,6 +13,11 @@ std::string iso_utc(std::chrono::system_clock::time_point t);
 /// "out/20261123T101500Z": the default --out of a run started at `t`.
 std::filesystem::path default_out_dir(std::chrono::system_clock::time_point t);
 
+/// Where a run or bench (`what`) writes: the folder of --resume, else --out, else the default.
+/// Throws InputError when --resume and --out name two folders.
+std::filesystem::path chosen_out_dir(const std::string& out, const std::string& resume,
+                                     std::chrono::system_clock::time_point started, const std::string& what);
+
 /// Creates `dir` (and its parents) and its logs/ folder. Throws InputError "--out '<dir>': ..."
 /// when it exists as a non-directory or cannot be created or written.
 void prepare_out_dir(const std::filesystem::path& dir);

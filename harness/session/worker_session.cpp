@@ -2,9 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "model/dtype.h"
+#include "session/worker_memory_limit.h"
 
 namespace opcert {
 namespace {
@@ -28,6 +32,19 @@ CaseResult WorkerSession::synthesized(const JobRequest& job, const Case& c, Stat
   r.message = message;
   r.duration_ms = duration_ms;
   return r;
+}
+
+uint64_t WorkerSession::log_size() const {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(launch_.log_path, ec);
+  return ec ? 0 : size;
+}
+
+std::string WorkerSession::log_since(uint64_t offset) const {
+  constexpr uint64_t kTail = 64 * 1024;  // last words are at the end, however much came before
+  std::ifstream in(launch_.log_path, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(std::max(offset, log_size() > kTail ? log_size() - kTail : 0)));
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 void WorkerSession::log(const std::string& line) const {
@@ -90,6 +107,7 @@ std::optional<CaseResult> WorkerSession::run_untagged(const JobRequest& job, con
                                                       std::chrono::milliseconds timeout,
                                                       const std::function<bool()>& stop) {
   // A worker that died between two jobs (after answering) gets one fresh start for this job.
+  uint64_t log_offset = 0;
   for (int attempt = 0;; ++attempt) {
     if (!broken_.empty())
       return synthesized(job, c, Status::kError, "the worker for backend '" + launch_.backend +
@@ -99,6 +117,7 @@ std::optional<CaseResult> WorkerSession::run_untagged(const JobRequest& job, con
       if (s == Start::kStopped) return std::nullopt;
       if (s == Start::kFailed) continue;
     }
+    log_offset = log_size();  // before the job is sent: a worker may die at once
     if (process_->send(encode_job(job))) break;
     process_->kill();
     process_.reset();
@@ -124,9 +143,11 @@ std::optional<CaseResult> WorkerSession::run_untagged(const JobRequest& job, con
     case WorkerProcess::Read::kClosed: {
       const std::string how = process_->reap(std::chrono::seconds(2));
       process_.reset();
-      log("the worker " + how + " during case '" + c.id + "' on '" + job.impl_key + "'");
-      return synthesized(job, c, Status::kCrashed,
-                         "worker " + how + " during the case; see " + launch_.log_name, ms_since(t0));
+      const std::string note = memory_limit_note(log_since(log_offset));
+      const std::string near_limit = note.empty() ? "" : ", near its memory limit: " + note;
+      log("the worker " + how + " during case '" + c.id + "' on '" + job.impl_key + "'" + near_limit);
+      return synthesized(job, c, Status::kCrashed, "worker " + how + " during the case" + near_limit + "; see " + launch_.log_name,
+                         ms_since(t0));
     }
     case WorkerProcess::Read::kLine:
       break;

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -58,6 +59,9 @@ class WorkerSession {
   Start start(const std::function<bool()>& stop);
   std::optional<CaseResult> run_untagged(const JobRequest& job, const Case& c, std::chrono::milliseconds timeout,
                                          const std::function<bool()>& stop);
+  /// The worker log's size, and what it holds past `offset`: a dead worker's last words are there.
+  uint64_t log_size() const;
+  std::string log_since(uint64_t offset) const;
   /// Appends a line of the runner's own to the worker log, so the log tells the whole story.
   void log(const std::string& line) const;
   CaseResult synthesized(const JobRequest& job, const Case& c, Status status, const std::string& message,

@@ -1,5 +1,5 @@
 // A libFuzzer entry for one loader of tests/fuzz/loader_targets.cpp (OPCERT_FUZZ_TARGET names it),
-// built by the "fuzz" preset with clang (docs/RELIABILITY.md, "Malformed input"). A stray exception
+// built by the "asan" preset with clang (docs/RELIABILITY.md, "Fuzzing"). A stray exception
 // escapes as an abort, which libFuzzer reports with the input.
 #include <cstdint>
 #include <cstdlib>

@@ -5,6 +5,9 @@
 //   first dimension of x == 7: abort() (SIGABRT -> CRASHED);
 //   first dimension of x == 8: _exit(3), as a library that calls exit() would (-> CRASHED);
 //   first dimension of x == 9: writes NaN everywhere (-> FAILED, NaN where the reference has none);
+//   first dimension of x == 10: allocates and touches 64 MiB blocks until malloc refuses one, then
+//     writes through the null pointer, as a careless library would (-> CRASHED at the worker's
+//     memory limit); it gives up at 2 GiB, so that a worker without its limit cannot take the host;
 //   otherwise: a correct softmax over the last dimension (-> PASSED).
 #include <opcert/sdk/backend.h>
 
@@ -23,6 +26,17 @@ using opcert::sdk::Support;
 
 Support query_softmax(const OpCall& call) { return opcert::test_plugin::query_fp32_softmax(call, "crashy"); }
 
+[[noreturn]] void run_away() {
+  constexpr std::size_t kBlock = std::size_t{64} << 20;
+  for (int blocks = 0; blocks < 32; ++blocks) {
+    auto* block = static_cast<volatile char*>(std::malloc(kBlock));
+    if (block == nullptr) break;
+    for (std::size_t i = 0; i < kBlock; i += 4096) block[i] = 1;
+  }
+  *static_cast<volatile char*>(nullptr) = 1;  // malloc refused (or 2 GiB went by): unchecked
+  std::abort();
+}
+
 void run_softmax(const OpCall& call) {
   const auto x = call.input("x");
   if (x.dim(0) == 3) std::raise(SIGSEGV);
@@ -30,6 +44,7 @@ void run_softmax(const OpCall& call) {
     for (;;) sleep(1);  // a hang the runner must time out
   if (x.dim(0) == 7) std::abort();
   if (x.dim(0) == 8) _exit(3);
+  if (x.dim(0) == 10) run_away();
   opcert::test_plugin::run_fp32_softmax(call);
   if (x.dim(0) == 9) {
     const auto y = call.output("y");

@@ -204,6 +204,26 @@ TEST(RunEndToEnd, AbortExitAndNanOutputsAreEachTheirCasesVerdict) {
   }
 }
 
+// A plugin that allocates without end meets the worker's memory limit (--max-memory here), not the
+// host's OOM killer: its case is CRASHED saying so, with the figures, and the next case runs.
+TEST(RunEndToEnd, ARunawayPluginIsCrashedAtTheWorkersMemoryLimit) {
+  TempDir dir;
+  const std::string out = dir.path() + "/out";
+  const auto r = run_opcert(std::string("run --plugin ") + TEST_CRASHY_PLUGIN + " --backend crashy --no-peer --suite " +
+                            CRASHY_RUNAWAY_SUITE + " --max-memory 256M --out " + out + " --progress plain");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto results = read_jsonl(fs::path(out) / "results.jsonl");
+  EXPECT_EQ(statuses(results, "crashy"),
+            (std::map<std::string, std::string>{{"softmax.d10", "CRASHED"}, {"softmax.d2", "PASSED"}}));
+  for (const auto& res : results) {
+    if (res.at("case") != "softmax.d10") continue;
+    const std::string message = res.at("message");
+    EXPECT_NE(message.find("SIGSEGV"), std::string::npos) << message;
+    EXPECT_NE(message.find("during the case, near its memory limit: "), std::string::npos) << message;
+    EXPECT_NE(message.find("of the 256 MiB it may map"), std::string::npos) << message;
+  }
+}
+
 // A full disk under results.jsonl (here /dev/full): the stream says so once, the other outputs are
 // written with every result, and the run exits 1.
 TEST(RunEndToEnd, AFullDiskLosesNoResult) {

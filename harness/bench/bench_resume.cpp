@@ -1,0 +1,123 @@
+#include "bench/bench_resume.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <iterator>
+
+#include "model/case_result_json.h"
+#include "model/input_error.h"
+#include "reports/bench_record_json.h"
+#include "reports/report_writer.h"
+#include "reports/results_jsonl.h"
+
+namespace opcert {
+namespace {
+
+constexpr const char* kMeasurementsFile = "measurements.jsonl";
+
+struct JsonlLine {
+  std::string text;  // as written, without its newline
+  nlohmann::json doc;
+};
+
+// The complete lines of a .jsonl file, parsed. A last line without its newline is the trace of a
+// killed writer: dropped. Any other line that is not JSON is refused naming it.
+std::vector<JsonlLine> jsonl_lines(const std::filesystem::path& path) {
+  std::vector<JsonlLine> lines;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return lines;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::size_t start = 0;
+  for (int number = 1; start < text.size(); ++number) {
+    const auto end = text.find('\n', start);
+    if (end == std::string::npos) break;
+    std::string line = text.substr(start, end - start);
+    start = end + 1;
+    if (line.empty()) continue;
+    try {
+      nlohmann::json doc = nlohmann::json::parse(line);
+      if (!doc.is_object()) throw std::runtime_error("a line that is not a JSON object");
+      lines.push_back({std::move(line), std::move(doc)});
+    } catch (const std::exception& e) {
+      throw InputError(fmt::format("--resume: {}:{}: {}; not a file opcert wrote", path.string(), number, e.what()));
+    }
+  }
+  return lines;
+}
+
+std::string identity_of_result_line(const nlohmann::json& doc) {
+  return result_identity(doc.value("backend", ""), doc.value("impl", ""), doc.value("case", ""), std::nullopt);
+}
+
+}  // namespace
+
+void rewrite_kept_files(const std::filesystem::path& out_dir, const KeptBenchmarks& kept) {
+  write_file_atomically(out_dir / kMeasurementsFile, kept.measurements_text);
+  write_file_atomically(out_dir / ResultsJsonl::kFileName, kept.results_text);
+}
+
+std::string check_identity(const BenchJob& job) {
+  return result_identity(job.backend->name(), job.impl_key, job.test_case->id, std::nullopt);
+}
+
+std::optional<KeptBenchmarks> kept_benchmarks(const std::filesystem::path& out_dir, const JobRecord& job,
+                                              const std::vector<BenchJob>& jobs) {
+  const std::optional<JobRecord> earlier = read_job_record(out_dir);
+  const auto measurements = out_dir / kMeasurementsFile;
+  std::error_code ec;
+  if (!earlier) {
+    if (std::filesystem::file_size(measurements, ec) > 0 && !ec)
+      throw InputError(fmt::format("--resume '{}': it holds measurements but no {}: not a bench opcert can resume (one "
+                                   "from an older opcert, or not a bench folder); start afresh with --out",
+                                   out_dir.string(), kJobFileName));
+    return std::nullopt;
+  }
+  if (const std::string why = job_difference(*earlier, job); !why.empty())
+    throw InputError(fmt::format("--resume '{}': not the same job: {}; rerun with the arguments it was started with, or "
+                                 "start afresh with --out",
+                                 out_dir.string(), why));
+  KeptBenchmarks kept;
+  kept.started_at = earlier->started_at;
+  // The last line of a name or identity wins: a case cut short and measured again is written twice.
+  std::map<std::string, const JsonlLine*> records;
+  const std::vector<JsonlLine> measurement_lines = jsonl_lines(measurements);
+  for (const JsonlLine& l : measurement_lines) records[l.doc.value("name", "")] = &l;
+  std::map<std::string, const JsonlLine*> results;
+  std::vector<std::string> result_order;  // first appearance, for a stable rewrite
+  const std::vector<JsonlLine> result_lines = jsonl_lines(out_dir / ResultsJsonl::kFileName);
+  for (const JsonlLine& l : result_lines) {
+    const std::string id = identity_of_result_line(l.doc);
+    if (!results.contains(id)) result_order.push_back(id);
+    results[id] = &l;
+  }
+
+  // A case is kept when every one of its benchmarks was recorded, each check included.
+  std::map<const Case*, bool> whole;
+  for (const BenchJob& j : jobs) {
+    bool& w = whole.try_emplace(j.test_case, true).first->second;
+    w = w && records.contains(j.name) && (j.copy_baseline || results.contains(check_identity(j)));
+  }
+  try {
+    for (const BenchJob& j : jobs) {
+      if (!whole.at(j.test_case)) continue;
+      const JsonlLine& record = *records.at(j.name);
+      kept.records.emplace(j.name, bench_record_from_json(record.doc));
+      kept.measurements_text += record.text + "\n";
+      if (j.copy_baseline) continue;
+      kept.checks.emplace(check_identity(j), case_result_from_json(results.at(check_identity(j))->doc));
+      kept.results_kept.insert(check_identity(j));
+    }
+  } catch (const std::exception& e) {
+    throw InputError(fmt::format("--resume '{}': a measurement or result cannot be read back: {}", out_dir.string(), e.what()));
+  }
+  // The skips (unsupported, too big) are not kept: each sitting judges them afresh (free memory
+  // may differ), and writes them again.
+  for (const std::string& id : result_order)
+    if (kept.results_kept.contains(id)) kept.results_text += results.at(id)->text + "\n";
+  for (const auto& [c, w] : whole) kept.cases += w ? 1 : 0;
+  return kept;
+}
+
+}  // namespace opcert

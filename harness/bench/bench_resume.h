@@ -1,0 +1,45 @@
+// `opcert bench --resume DIR` (docs/CLI.md, "Resuming a run"): what an earlier sitting of the same
+// job measured in DIR, kept a case at a time. A case whose every benchmark was recorded (the peer,
+// each backend's implementations, the copy baseline) keeps its records and checks; a case cut short
+// is measured again whole, so that the speedups of a row always compare figures of one sitting.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "bench/bench_job.h"
+#include "model/bench_record.h"
+#include "model/case_result.h"
+#include "session/job_record.h"
+
+namespace opcert {
+
+struct KeptBenchmarks {
+  std::string started_at;                     ///< when the job first started
+  std::map<std::string, BenchRecord> records;  ///< by benchmark name ("<case id>/<impl key>"), whole cases only
+  std::map<std::string, CaseResult> checks;    ///< their checks, by result_identity
+  std::set<std::string> results_kept;          ///< result_identity of every check kept
+  std::size_t cases = 0;                       ///< cases kept
+  std::string measurements_text;  ///< measurements.jsonl as it is to be before the bench goes on: the kept lines
+  std::string results_text;       ///< results.jsonl likewise: the kept checks, once each (skips are judged again)
+};
+
+/// What `out_dir` holds of the job `job` whose benchmarks are `jobs`: nullopt when nothing ran
+/// there yet (a fresh start). Throws InputError when it holds another job (one line naming the
+/// field that differs) or measurements without a job.json.
+std::optional<KeptBenchmarks> kept_benchmarks(const std::filesystem::path& out_dir, const JobRecord& job,
+                                              const std::vector<BenchJob>& jobs);
+
+/// Rewrites measurements.jsonl and results.jsonl of `out_dir` to hold only what `kept` keeps (each
+/// atomically), so that the bench appends to files in which every benchmark and result is once.
+void rewrite_kept_files(const std::filesystem::path& out_dir, const KeptBenchmarks& kept);
+
+/// The identity of a bench job's check result (session/job_record.h's result_identity).
+std::string check_identity(const BenchJob& job);
+
+}  // namespace opcert
