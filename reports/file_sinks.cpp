@@ -27,8 +27,7 @@ class ResultsJsonlSink final : public ResultSink {
 
 class MeasurementsJsonlSink final : public ResultSink {
  public:
-  static constexpr const char* kFileName = "measurements.jsonl";
-  MeasurementsJsonlSink(const std::filesystem::path& out_dir, bool append) : path_(out_dir / kFileName) {
+  MeasurementsJsonlSink(const std::filesystem::path& out_dir, bool append) : path_(out_dir / kMeasurementsJsonlFileName) {
     file_ = std::fopen(path_.c_str(), append ? "a" : "w");
     if (file_ == nullptr) throw std::runtime_error(fmt::format("cannot write {}: {}", path_.string(), std::strerror(errno)));
   }
@@ -36,7 +35,7 @@ class MeasurementsJsonlSink final : public ResultSink {
   MeasurementsJsonlSink(const MeasurementsJsonlSink&) = delete;
   MeasurementsJsonlSink& operator=(const MeasurementsJsonlSink&) = delete;
 
-  std::string name() const override { return kFileName; }
+  std::string name() const override { return kMeasurementsJsonlFileName; }
   void benchmark_done(const BenchRecord& record) override {
     const std::string line = dump_json(bench_record_json(record)) + "\n";
     if (std::fputs(line.c_str(), file_) < 0 || std::fflush(file_) != 0)

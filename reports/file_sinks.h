@@ -16,7 +16,9 @@ namespace opcert {
 /// the lines there (a partial last one, from a killed writer, is cut off).
 std::unique_ptr<ResultSink> make_results_jsonl_sink(const std::filesystem::path& out_dir, bool append = false);
 
-/// measurements.jsonl: one benchmark record a line (reports/bench_record_json.h). Opens it now.
+/// measurements.jsonl: one benchmark record a line (reports/bench_record_json.h). Opens it now;
+/// `append`: a resumed bench's.
+inline constexpr const char* kMeasurementsJsonlFileName = "measurements.jsonl";
 std::unique_ptr<ResultSink> make_measurements_jsonl_sink(const std::filesystem::path& out_dir, bool append = false);
 
 /// The file `writer` writes, written when the run finishes.

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "model/case_result_json.h"
+#include "reports/jsonl_lines.h"
 #include "reports/number_format.h"
 #include "model/text_file.h"
 
@@ -61,32 +62,12 @@ size_t ResultsJsonl::written() const {
 }
 
 std::vector<CaseResult> read_results_jsonl(const std::filesystem::path& path, bool* dropped_partial_line) {
-  if (dropped_partial_line != nullptr) *dropped_partial_line = false;
-  const std::string text = read_whole_file(path);
   std::vector<CaseResult> results;
-  size_t begin = 0;
-  for (size_t line_no = 1; begin < text.size(); ++line_no) {
-    const size_t newline = text.find('\n', begin);
-    const bool last_unterminated = newline == std::string::npos;
-    const size_t end = last_unterminated ? text.size() : newline;
-    const std::string_view line(text.data() + begin, end - begin);
-    begin = last_unterminated ? text.size() : newline + 1;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-
-    nlohmann::json doc;
+  for (const JsonlLine& line : read_jsonl_lines(path, dropped_partial_line)) {
     try {
-      doc = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::exception& e) {
-      if (last_unterminated) {
-        if (dropped_partial_line != nullptr) *dropped_partial_line = true;
-        break;
-      }
-      throw std::runtime_error(path.string() + ":" + std::to_string(line_no) + ": not JSON: " + e.what());
-    }
-    try {
-      results.push_back(case_result_from_json(doc));
+      results.push_back(case_result_from_json(line.doc));
     } catch (const std::exception& e) {
-      throw std::runtime_error(path.string() + ":" + std::to_string(line_no) + ": " + e.what());
+      throw std::runtime_error(path.string() + ":" + std::to_string(line.number) + ": " + e.what());
     }
   }
   return results;

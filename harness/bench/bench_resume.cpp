@@ -3,47 +3,30 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <fstream>
-#include <iterator>
-
 #include "model/case_result_json.h"
 #include "model/input_error.h"
 #include "reports/bench_record_json.h"
+#include "reports/file_sinks.h"
+#include "reports/jsonl_lines.h"
 #include "reports/report_writer.h"
 #include "reports/results_jsonl.h"
 
 namespace opcert {
 namespace {
 
-constexpr const char* kMeasurementsFile = "measurements.jsonl";
-
-struct JsonlLine {
-  std::string text;  // as written, without its newline
-  nlohmann::json doc;
-};
-
-// The complete lines of a .jsonl file, parsed. A last line without its newline is the trace of a
-// killed writer: dropped. Any other line that is not JSON is refused naming it.
-std::vector<JsonlLine> jsonl_lines(const std::filesystem::path& path) {
+// The lines of a .jsonl file of an earlier sitting, each a JSON object; none when it is absent.
+std::vector<JsonlLine> object_lines(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return {};
   std::vector<JsonlLine> lines;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return lines;
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::size_t start = 0;
-  for (int number = 1; start < text.size(); ++number) {
-    const auto end = text.find('\n', start);
-    if (end == std::string::npos) break;
-    std::string line = text.substr(start, end - start);
-    start = end + 1;
-    if (line.empty()) continue;
-    try {
-      nlohmann::json doc = nlohmann::json::parse(line);
-      if (!doc.is_object()) throw std::runtime_error("a line that is not a JSON object");
-      lines.push_back({std::move(line), std::move(doc)});
-    } catch (const std::exception& e) {
-      throw InputError(fmt::format("--resume: {}:{}: {}; not a file opcert wrote", path.string(), number, e.what()));
-    }
+  try {
+    lines = read_jsonl_lines(path);
+  } catch (const std::exception& e) {
+    throw InputError(fmt::format("--resume: {}; not a file opcert wrote", e.what()));
   }
+  for (const JsonlLine& l : lines)
+    if (!l.doc.is_object())
+      throw InputError(fmt::format("--resume: {}:{}: not a JSON object; not a file opcert wrote", path.string(), l.number));
   return lines;
 }
 
@@ -54,7 +37,7 @@ std::string identity_of_result_line(const nlohmann::json& doc) {
 }  // namespace
 
 void rewrite_kept_files(const std::filesystem::path& out_dir, const KeptBenchmarks& kept) {
-  write_file_atomically(out_dir / kMeasurementsFile, kept.measurements_text);
+  write_file_atomically(out_dir / kMeasurementsJsonlFileName, kept.measurements_text);
   write_file_atomically(out_dir / ResultsJsonl::kFileName, kept.results_text);
 }
 
@@ -64,29 +47,18 @@ std::string check_identity(const BenchJob& job) {
 
 std::optional<KeptBenchmarks> kept_benchmarks(const std::filesystem::path& out_dir, const JobRecord& job,
                                               const std::vector<BenchJob>& jobs) {
-  const std::optional<JobRecord> earlier = read_job_record(out_dir);
-  const auto measurements = out_dir / kMeasurementsFile;
-  std::error_code ec;
-  if (!earlier) {
-    if (std::filesystem::file_size(measurements, ec) > 0 && !ec)
-      throw InputError(fmt::format("--resume '{}': it holds measurements but no {}: not a bench opcert can resume (one "
-                                   "from an older opcert, or not a bench folder); start afresh with --out",
-                                   out_dir.string(), kJobFileName));
-    return std::nullopt;
-  }
-  if (const std::string why = job_difference(*earlier, job); !why.empty())
-    throw InputError(fmt::format("--resume '{}': not the same job: {}; rerun with the arguments it was started with, or "
-                                 "start afresh with --out",
-                                 out_dir.string(), why));
+  const std::optional<JobRecord> earlier =
+      job_to_resume(out_dir, job, kMeasurementsJsonlFileName, "measurements", "bench");
+  if (!earlier) return std::nullopt;
   KeptBenchmarks kept;
   kept.started_at = earlier->started_at;
   // The last line of a name or identity wins: a case cut short and measured again is written twice.
   std::map<std::string, const JsonlLine*> records;
-  const std::vector<JsonlLine> measurement_lines = jsonl_lines(measurements);
+  const std::vector<JsonlLine> measurement_lines = object_lines(out_dir / kMeasurementsJsonlFileName);
   for (const JsonlLine& l : measurement_lines) records[l.doc.value("name", "")] = &l;
   std::map<std::string, const JsonlLine*> results;
   std::vector<std::string> result_order;  // first appearance, for a stable rewrite
-  const std::vector<JsonlLine> result_lines = jsonl_lines(out_dir / ResultsJsonl::kFileName);
+  const std::vector<JsonlLine> result_lines = object_lines(out_dir / ResultsJsonl::kFileName);
   for (const JsonlLine& l : result_lines) {
     const std::string id = identity_of_result_line(l.doc);
     if (!results.contains(id)) result_order.push_back(id);

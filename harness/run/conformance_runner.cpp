@@ -131,20 +131,10 @@ struct Resumed {
 };
 
 std::optional<Resumed> resumed_run(const RunSettings& s, const JobRecord& job) {
-  const std::optional<JobRecord> earlier = read_job_record(s.out_dir);
+  const std::optional<JobRecord> earlier = job_to_resume(s.out_dir, job, ResultsJsonl::kFileName, "results", "run");
+  if (!earlier) return std::nullopt;
   const auto results_path = s.out_dir / ResultsJsonl::kFileName;
   std::error_code ec;
-  if (!earlier) {
-    if (std::filesystem::file_size(results_path, ec) > 0 && !ec)
-      throw InputError(fmt::format("--resume '{}': it holds results but no {}: not a run opcert can resume (one from an "
-                                   "older opcert, or not a run folder); start afresh with --out",
-                                   s.out_dir.string(), kJobFileName));
-    return std::nullopt;  // nothing ran yet: a fresh start
-  }
-  if (const std::string why = job_difference(*earlier, job); !why.empty())
-    throw InputError(fmt::format("--resume '{}': not the same job: {}; rerun with the arguments it was started with, or "
-                                 "start afresh with --out",
-                                 s.out_dir.string(), why));
   Resumed r;
   r.started_at = earlier->started_at;
   if (std::filesystem::exists(results_path, ec)) r.results = read_results_jsonl(results_path);

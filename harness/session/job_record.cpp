@@ -103,4 +103,22 @@ std::string job_difference(const JobRecord& resumed, const JobRecord& now) {
   return "the job's fields differ";
 }
 
+std::optional<JobRecord> job_to_resume(const std::filesystem::path& dir, const JobRecord& now,
+                                       const std::string& data_file, const std::string& data, const std::string& verb) {
+  std::optional<JobRecord> earlier = read_job_record(dir);
+  if (!earlier) {
+    std::error_code ec;
+    if (std::filesystem::file_size(dir / data_file, ec) > 0 && !ec)
+      throw InputError(fmt::format("--resume '{}': it holds {} but no {}: not a {} opcert can resume (one from an older "
+                                   "opcert, or not a {} folder); start afresh with --out",
+                                   dir.string(), data, kJobFileName, verb, verb));
+    return std::nullopt;  // nothing ran yet: a fresh start
+  }
+  if (const std::string why = job_difference(*earlier, now); !why.empty())
+    throw InputError(fmt::format("--resume '{}': not the same job: {}; rerun with the arguments it was started with, or "
+                                 "start afresh with --out",
+                                 dir.string(), why));
+  return earlier;
+}
+
 }  // namespace opcert

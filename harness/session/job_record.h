@@ -48,4 +48,11 @@ std::string result_identity(const std::string& backend, const std::string& impl_
 /// values ("seed: 2 here, 1 in the run being resumed").
 std::string job_difference(const JobRecord& resumed, const JobRecord& now);
 
+/// The job recorded in `dir` that `--resume` of the job `now` goes on with; nullopt when nothing ran
+/// there yet (a fresh start). Throws InputError when `dir` holds another job (naming the field that
+/// differs), or holds `data_file` (what a `verb` streams, "results.jsonl") but no job.json; `data`
+/// names that file's contents in the message ("results").
+std::optional<JobRecord> job_to_resume(const std::filesystem::path& dir, const JobRecord& now,
+                                       const std::string& data_file, const std::string& data, const std::string& verb);
+
 }  // namespace opcert

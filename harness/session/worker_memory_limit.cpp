@@ -13,6 +13,8 @@
 #include <cstring>
 #include <thread>
 
+#include "reports/number_format.h"
+
 namespace opcert {
 namespace {
 
@@ -21,7 +23,7 @@ constexpr std::array kFatalSignals = {SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE};
 // Written before any handler can run, read only inside them.
 uint64_t g_held = 0;    // data mapped when the limit was set
 uint64_t g_budget = 0;  // what a case may map on top of it
-char g_note_tail[256];  // ") ...: --max-memory ...\n", composed at install time
+char g_note_tail[256];  // " mapped since its backend started, ...\n", composed at install time
 std::size_t g_note_tail_length = 0;
 struct sigaction g_previous[kFatalSignals.size()];
 
@@ -76,6 +78,7 @@ extern "C" void on_fatal_signal(int signal, siginfo_t* info, void*) {
     std::memcpy(line, kMemoryLimitMarker.data(), kMemoryLimitMarker.size());
     n += kMemoryLimitMarker.size();
     n += append_decimal(line + n, (data - g_held) >> 20);
+    line[n++] = 'M';
     std::memcpy(line + n, g_note_tail, g_note_tail_length);
     n += g_note_tail_length;
     ssize_t ignored = write(STDERR_FILENO, line, n);
@@ -89,11 +92,6 @@ extern "C" void on_fatal_signal(int signal, siginfo_t* info, void*) {
 }
 
 }  // namespace
-
-std::string mebibytes_text(uint64_t bytes) {
-  if (bytes >= (uint64_t{1} << 30)) return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1 << 30));
-  return fmt::format("{} MiB", bytes >> 20);
-}
 
 uint64_t process_data_bytes() { return read_vm_data(); }
 
@@ -124,9 +122,9 @@ uint64_t limit_process_data(uint64_t budget) {
 void note_deaths_at_memory_limit(uint64_t limit, uint64_t budget) {
   g_budget = budget;
   const std::string tail = fmt::format(
-      " MiB mapped since its backend started, of the {} it may map (its limit, {} of data in all: "
+      " mapped since its backend started, of the {} it may map (its limit, {} of data in all: "
       "--max-memory, else the host's available memory, and its threads' stacks)\n",
-      mebibytes_text(budget), mebibytes_text(limit));
+      format_byte_size(static_cast<double>(budget)), format_byte_size(static_cast<double>(limit)));
   g_note_tail_length = std::min(tail.size(), sizeof g_note_tail);
   std::memcpy(g_note_tail, tail.data(), g_note_tail_length);
   for (std::size_t i = 0; i < kFatalSignals.size(); ++i) {

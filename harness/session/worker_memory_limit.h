@@ -37,7 +37,4 @@ inline constexpr std::string_view kMemoryLimitMarker = "opcert worker: died near
 /// "" when it did not die at its limit.
 std::string memory_limit_note(std::string_view log_text);
 
-/// "256 MiB", "1.5 GiB": a byte count for messages.
-std::string mebibytes_text(uint64_t bytes);
-
 }  // namespace opcert

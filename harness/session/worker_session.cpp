@@ -43,7 +43,8 @@ uint64_t WorkerSession::log_size() const {
 std::string WorkerSession::log_since(uint64_t offset) const {
   constexpr uint64_t kTail = 64 * 1024;  // last words are at the end, however much came before
   std::ifstream in(launch_.log_path, std::ios::binary);
-  in.seekg(static_cast<std::streamoff>(std::max(offset, log_size() > kTail ? log_size() - kTail : 0)));
+  const uint64_t size = log_size();
+  in.seekg(static_cast<std::streamoff>(std::max(offset, size > kTail ? size - kTail : 0)));
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
