@@ -5,6 +5,7 @@ find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)  # sha256 of plugin libraries
 find_package(benchmark REQUIRED)  # Google Benchmark: the engine of `opcert bench`
+find_package(SQLite3 REQUIRED)  # the results store's default database (libsqlite3-dev; docs/HISTORY.md)
 if(OPCERT_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()
@@ -75,5 +76,21 @@ if(OPCERT_WITH_NCCL_ENABLED)
   message(STATUS "opcert: NCCL ${NCCL_VERSION} (${NCCL_LIBRARY})")
 endif()
 
+# libpq puts the results store on a PostgreSQL server (`--db postgresql://...`); without it a
+# store is a SQLite file only.
+if(NOT OPCERT_WITH_POSTGRES STREQUAL "OFF")
+  find_package(PostgreSQL QUIET)
+endif()
+opcert_resolve_option(OPCERT_WITH_POSTGRES PostgreSQL_FOUND "libpq (libpq-dev)")
+set(OPCERT_HAVE_POSTGRES ${OPCERT_WITH_POSTGRES_ENABLED})
+
+# The chart library the dashboard copies beside its pages (libjs-chart.js): found at configure
+# time, read when `opcert dashboard` runs; OPCERT_CHARTJS overrides it then.
+find_file(OPCERT_CHARTJS_PATH NAMES chart.min.js Chart.min.js PATHS /usr/share/javascript/chart.js NO_DEFAULT_PATH
+          DOC "Chart.js (UMD build) for `opcert dashboard`")
+if(NOT OPCERT_CHARTJS_PATH)
+  set(OPCERT_CHARTJS_PATH "/usr/share/javascript/chart.js/chart.min.js" CACHE FILEPATH "" FORCE)
+endif()
+
 message(STATUS "opcert: CUDA ${OPCERT_WITH_CUDA_ENABLED}, LibTorch ${OPCERT_WITH_TORCH_ENABLED}, MPI ${OPCERT_WITH_MPI_ENABLED}, "
-               "NCCL ${OPCERT_WITH_NCCL_ENABLED}")
+               "NCCL ${OPCERT_WITH_NCCL_ENABLED}, PostgreSQL ${OPCERT_WITH_POSTGRES_ENABLED}")

@@ -80,6 +80,7 @@ json report_to_json(const RunReport& report) {
           {"kind", report.kind},
           {"opcert_version", report.opcert_version},
           {"command_line", report.command_line},
+          {"run_id", string_or_null(report.run_id)},
           {"started_at", report.started_at},
           {"finished_at", report.finished_at},
           {"complete", report.complete},

@@ -39,29 +39,36 @@ int schema_major(const std::string& version) {
 
 }  // namespace
 
-RunReport read_run_report(const std::filesystem::path& path) {
+ReportDocument read_report_document(const std::filesystem::path& path) {
   const std::filesystem::path file =
       std::filesystem::is_directory(path) ? path / "report.json" : path;
   const std::optional<std::string> text = read_text_file(file);
   if (!text)
     throw InputError(fmt::format("cannot read '{}': give a run's output directory or its report.json", file.string()));
-  json doc;
   try {
-    doc = json::parse(*text);
+    return {json::parse(*text), file};
   } catch (const json::exception& e) {
     throw InputError(fmt::format("'{}' is not JSON ({})", file.string(), e.what()));
   }
+}
+
+RunReport read_run_report(const std::filesystem::path& path) {
+  const ReportDocument report = read_report_document(path);
+  return run_report_from_json(report.doc, report.file.string());
+}
+
+RunReport run_report_from_json(const nlohmann::json& doc, const std::string& source) {
   const std::string kind = doc.is_object() ? text_of(doc, "kind") : "";
   if (kind != kBenchReportKind && kind != "opcert-conformance-report")
     throw InputError(fmt::format("'{}' is not an opcert report (no kind opcert-conformance-report or "
                                  "opcert-bench-report)",
-                                 file.string()));
+                                 source));
   const std::string version = text_of(doc, "schema_version");
   const int ours = schema_major(kReportSchemaVersion);
   if (schema_major(version) != ours)
     throw InputError(fmt::format("'{}' has report schema {}; this opcert reads {}.x: compare it with the opcert "
                                  "that wrote it",
-                                 file.string(), version.empty() ? "(none)" : version, ours));
+                                 source, version.empty() ? "(none)" : version, ours));
   RunReport r;
   try {
     r.kind = kind;
@@ -74,6 +81,7 @@ RunReport read_run_report(const std::filesystem::path& path) {
     r.seed = doc.value("seed", uint64_t{0});
     r.platform = text_of(doc, "platform");
     r.peer = text_of(doc, "peer");
+    r.run_id = text_of(doc, "run_id");
     r.started_at = text_of(doc, "started_at");
     r.finished_at = text_of(doc, "finished_at");
     r.complete = doc.value("complete", true);
@@ -88,7 +96,7 @@ RunReport read_run_report(const std::filesystem::path& path) {
       r.launcher = text_of(doc["ranks"], "launcher");
     }
   } catch (const std::exception& e) {
-    throw InputError(fmt::format("'{}': {}", file.string(), e.what()));
+    throw InputError(fmt::format("'{}': {}", source, e.what()));
   }
   return r;
 }

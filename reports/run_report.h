@@ -40,6 +40,9 @@ struct RunReport {
   std::string platform;       // the platform config applied, "" when none
   /// The backend results were compared with (alignment, speed ratios): --peer, "" for none.
   std::string peer;
+  /// 32 hex digits drawn when the run first starts; a resumed run keeps it. What tells two runs
+  /// apart in a history (docs/HISTORY.md): "" in reports before schema 2.6.
+  std::string run_id;
   std::string started_at;     // ISO 8601 UTC
   std::string finished_at;
   bool complete = true;       // false when the run was interrupted

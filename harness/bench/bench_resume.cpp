@@ -52,6 +52,7 @@ std::optional<KeptBenchmarks> kept_benchmarks(const std::filesystem::path& out_d
   if (!earlier) return std::nullopt;
   KeptBenchmarks kept;
   kept.started_at = earlier->started_at;
+  kept.run_id = earlier->run_id;
   // The last line of a name or identity wins: a case cut short and measured again is written twice.
   std::map<std::string, const JsonlLine*> records;
   const std::vector<JsonlLine> measurement_lines = object_lines(out_dir / kMeasurementsJsonlFileName);

@@ -21,6 +21,7 @@ namespace opcert {
 
 struct KeptBenchmarks {
   std::string started_at;                     ///< when the job first started
+  std::string run_id;                         ///< the run's id, kept ("" in job files before ids)
   std::map<std::string, BenchRecord> records;  ///< by benchmark name ("<case id>/<impl key>"), whole cases only
   std::map<std::string, CaseResult> checks;    ///< their checks, by result_identity
   std::set<std::string> results_kept;          ///< result_identity of every check kept

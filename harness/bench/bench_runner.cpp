@@ -422,6 +422,7 @@ int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, co
   std::vector<bool> is_kept(jobs.size(), false);
   if (kept) {
     report.started_at = kept->started_at;
+    if (!kept->run_id.empty()) report.run_id = kept->run_id;
     for (std::size_t i = 0; i < jobs.size(); ++i) {
       const auto record = kept->records.find(jobs[i].name);
       if (record == kept->records.end()) continue;

@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
   opcert::add_certify_verb(app, exit_code);
   opcert::add_verify_verb(app, exit_code);
   opcert::add_golden_verb(app, exit_code);
+  opcert::add_history_verb(app, exit_code);
+  opcert::add_dashboard_verb(app, exit_code);
   opcert::add_selftest_verb(app, exit_code);
   opcert::add_version_verb(app, exit_code);
   opcert::add_worker_verb(app, exit_code);

@@ -10,6 +10,7 @@
 #include "check/suite.h"
 #include "cli/cli_context.h"
 #include "cli/compare_flags.h"
+#include "cli/history_flags.h"
 #include "cli/run_settings_builder.h"
 #include "model/exit_codes.h"
 #include "cli/verbs.h"
@@ -187,10 +188,13 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
 
   auto baseline = std::make_shared<BaselineFlags>();
   add_baseline_flags(*verb, *baseline);
+  auto history = std::make_shared<HistoryFlags>();
+  add_history_flags(*verb, *history);
 
-  verb->callback([verb, options, flags, peer, baseline, &exit_code] {
+  verb->callback([verb, options, flags, peer, baseline, history, &exit_code] {
     const auto started = std::chrono::system_clock::now();
     check_baseline_flags(*verb, *baseline);
+    if (read_launch_env().rank.value_or(0) == 0) check_history_flags(*history);
     BenchSettings s;
     s.benchmark_flags = benchmark_flags_of(verb->remaining());
     for (const auto& flag : s.benchmark_flags)
@@ -246,6 +250,7 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
         world->finalize();  // every rank throws alike (the same arguments), so they end together
         throw;
       }
+      if (world->rank() == 0) keep_worse(exit_code, add_run_to_history(*history, s.out_dir, platforms));
       world->finalize();
       return;
     }
@@ -254,6 +259,7 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
       const int gates = compare_with_baseline(baseline->baseline, s.out_dir, baseline->gates, platforms, options->platform);
       if (exit_code == kExitOk) exit_code = gates;
     }
+    keep_worse(exit_code, add_run_to_history(*history, s.out_dir, platforms));
   });
 }
 

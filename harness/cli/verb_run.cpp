@@ -12,6 +12,7 @@
 #include "cli/compare_flags.h"
 #include "cli/device_flags.h"
 #include "cli/golden_flags.h"
+#include "cli/history_flags.h"
 #include "cli/run_settings_builder.h"
 #include "cli/verbs.h"
 #include "model/exit_codes.h"
@@ -99,13 +100,16 @@ void add_run_verb(CLI::App& app, int& exit_code) {
   add_golden_flag(*verb, flags->golden);
   auto baseline = std::make_shared<BaselineFlags>();
   add_baseline_flags(*verb, *baseline);
+  auto history = std::make_shared<HistoryFlags>();
+  add_history_flags(*verb, *history);
 
-  verb->callback([verb, options, flags, peer, baseline, &exit_code] {
+  verb->callback([verb, options, flags, peer, baseline, history, &exit_code] {
     const auto started = std::chrono::system_clock::now();
     filter_cases({}, flags->filter);  // a bad expression is bad usage before anything loads
     const uint64_t max_memory = flags->max_memory.empty() ? 0 : parse_byte_size(flags->max_memory, "--max-memory");
     if (!flags->devices.empty()) (void)parse_device_choice(flags->devices);  // so is a bad --devices
     check_baseline_flags(*verb, *baseline);
+    if (read_launch_env().rank.value_or(0) == 0) check_history_flags(*history);
     const PlatformCatalog platforms = load_platform_catalog(*options);
     const Suite suite = load_suite(flags->suite, flags->seed);
     auto registry = load_registry(*options);
@@ -149,6 +153,7 @@ void add_run_verb(CLI::App& app, int& exit_code) {
         world->finalize();  // every rank throws alike (the same arguments), so they end together
         throw;
       }
+      if (world->rank() == 0) keep_worse(exit_code, add_run_to_history(*history, s.out_dir, platforms));
       world->finalize();
       return;
     }
@@ -163,6 +168,7 @@ void add_run_verb(CLI::App& app, int& exit_code) {
       const int gates = compare_with_baseline(baseline->baseline, s.out_dir, baseline->gates, platforms, options->platform);
       if (exit_code == kExitOk) exit_code = gates;
     }
+    if (!s.world || s.world->rank() == 0) keep_worse(exit_code, add_run_to_history(*history, s.out_dir, platforms));
   });
 }
 

@@ -12,6 +12,8 @@ void add_compare_verb(CLI::App& app, int& exit_code);
 void add_certify_verb(CLI::App& app, int& exit_code);
 void add_verify_verb(CLI::App& app, int& exit_code);
 void add_golden_verb(CLI::App& app, int& exit_code);
+void add_history_verb(CLI::App& app, int& exit_code);
+void add_dashboard_verb(CLI::App& app, int& exit_code);
 void add_selftest_verb(CLI::App& app, int& exit_code);
 void add_version_verb(CLI::App& app, int& exit_code);
 void add_worker_verb(CLI::App& app, int& exit_code);  // hidden; started by `run`

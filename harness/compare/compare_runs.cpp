@@ -106,6 +106,7 @@ std::string flags_text(const std::vector<std::string>& flags) {
 TimingChange row_of(const BenchRecord& b) {
   TimingChange t;
   t.case_id = b.case_id;
+  if (b.collective) t.size_bytes = b.collective->size_bytes;
   t.impl_key = b.impl_key;
   t.op = b.op;
   t.peer = b.peer || b.copy_baseline;
@@ -256,20 +257,20 @@ void apply_gates(Comparison& c, const RunReport& now, const CompareOptions& opti
   if (on.contains("status"))
     for (const auto& s : c.statuses)
       if (s.regression)
-        c.failures.push_back({"status", s.case_id, s.impl_key,
+        c.failures.push_back({"status", s.case_id, std::nullopt, s.impl_key,
                               fmt::format("{} -> {}{}", s.base ? std::string(status_name(*s.base)) : "(none)",
                                           s.now ? std::string(status_name(*s.now)) : "(none)",
                                           s.message.empty() ? "" : ": " + s.message)});
   if (on.contains("perf"))
     for (const auto& t : c.timings)
       if (!t.peer && t.verdict == TimingVerdict::kSlower)
-        c.failures.push_back({"perf", t.case_id, t.impl_key,
+        c.failures.push_back({"perf", t.case_id, t.size_bytes, t.impl_key,
                               fmt::format("{:+.1f}% (p = {:.3g}), over --max-slowdown {:.1f}%", 100 * *t.change,
                                           *t.p_value, 100 * options.max_slowdown)});
   if (on.contains("alignment"))
     for (const auto& d : c.drifts)
       if (d.beyond)
-        c.failures.push_back({"alignment", d.case_id, d.impl_key,
+        c.failures.push_back({"alignment", d.case_id, std::nullopt, d.impl_key,
                               fmt::format("alignment or RMSE grew {:.3g}x, over --max-alignment-growth {:.3g}",
                                           d.growth, options.max_alignment_growth)});
   if (on.contains("peer_ratio") && options.min_peer_ratio) {
@@ -278,7 +279,8 @@ void apply_gates(Comparison& c, const RunReport& now, const CompareOptions& opti
       if (b.peer || b.copy_baseline || peers.contains(b.backend)) continue;
       const auto ratio = b.collective ? b.collective->ratio_vs_peer : b.speedup_vs_peer;
       if (ratio && *ratio < *options.min_peer_ratio)
-        c.failures.push_back({"peer_ratio", b.case_id, b.impl_key,
+        c.failures.push_back({"peer_ratio", b.case_id,
+                              b.collective ? std::optional<uint64_t>(b.collective->size_bytes) : std::nullopt, b.impl_key,
                               fmt::format("{:.3f}x the peer, under --min-peer-ratio {:.3f}", *ratio,
                                           *options.min_peer_ratio)});
     }

@@ -55,6 +55,7 @@ struct TimingSide {
 /// repetitions behind it.
 struct TimingChange {
   std::string case_id;
+  std::optional<uint64_t> size_bytes;  ///< a collective sweep's row: its message size (rows of one case differ by it)
   std::string impl_key;
   std::string op;
   bool peer = false;
@@ -76,6 +77,7 @@ struct EnvironmentDifference {
 struct GateFailure {
   std::string gate;  ///< "status", "perf", "alignment", "peer_ratio"
   std::string case_id;
+  std::optional<uint64_t> size_bytes;  ///< a collective sweep's row, by its message size
   std::string impl_key;
   std::string what;  ///< one line: the numbers that failed it
 };

@@ -128,6 +128,7 @@ struct Resumed {
   std::vector<CaseResult> results;
   std::set<std::string> finished;
   std::string started_at;
+  std::string run_id;  // "" when the job file predates run ids: the resumed run keeps its new one
 };
 
 std::optional<Resumed> resumed_run(const RunSettings& s, const JobRecord& job) {
@@ -137,6 +138,7 @@ std::optional<Resumed> resumed_run(const RunSettings& s, const JobRecord& job) {
   std::error_code ec;
   Resumed r;
   r.started_at = earlier->started_at;
+  r.run_id = earlier->run_id;
   if (std::filesystem::exists(results_path, ec)) r.results = read_results_jsonl(results_path);
   for (const CaseResult& c : r.results)
     r.finished.insert(result_identity(c.backend, c.impl_key, c.case_id, c.device ? std::optional<int>(c.device->index) : std::nullopt));
@@ -157,6 +159,7 @@ int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, c
   const JobRecord job = conformance_job(report, targets, lanes, s);
   const std::optional<Resumed> resumed = s.resume ? resumed_run(s, job) : std::nullopt;
   if (resumed) report.started_at = resumed->started_at;
+  if (resumed && !resumed->run_id.empty()) report.run_id = resumed->run_id;
 
   std::unique_ptr<RankMerger> merger;
   ResultStream stream;

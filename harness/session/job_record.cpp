@@ -54,6 +54,7 @@ JobRecord job_record(const RunReport& header, const SessionSettings& s, const nl
                 {"verb", verb_fields}};
   job.fingerprint = fingerprint_of(job.fields);
   job.started_at = header.started_at;
+  job.run_id = header.run_id;
   return job;
 }
 
@@ -62,6 +63,7 @@ void write_job_record(const std::filesystem::path& dir, const JobRecord& job) {
                               {"schema_version", "1.0"},
                               {"fingerprint", job.fingerprint},
                               {"started_at", job.started_at},
+                              {"run_id", job.run_id},
                               {"job", job.fields}};
   write_file_atomically(dir / kJobFileName, doc.dump(2) + "\n");
 }
@@ -83,7 +85,8 @@ std::optional<JobRecord> read_job_record(const std::filesystem::path& dir) {
   if (!doc.contains("job") || !doc.contains("fingerprint") || !doc["fingerprint"].is_string() ||
       !doc.contains("started_at") || !doc["started_at"].is_string())
     throw fail("job, fingerprint or started_at is missing");
-  JobRecord job{doc["job"], doc["fingerprint"].get<std::string>(), doc["started_at"].get<std::string>()};
+  JobRecord job{doc["job"], doc["fingerprint"].get<std::string>(), doc["started_at"].get<std::string>(),
+                doc.contains("run_id") && doc["run_id"].is_string() ? doc["run_id"].get<std::string>() : ""};
   if (fingerprint_of(job.fields) != job.fingerprint) throw fail("its fingerprint does not match its fields (edited?)");
   return job;
 }

@@ -21,6 +21,7 @@ struct JobRecord {
                             // source, sha256), and what the verb adds (`verb_fields`)
   std::string fingerprint;  // sha256 of the fields' canonical JSON
   std::string started_at;   // when the job first started: a resumed run's report keeps it
+  std::string run_id;       // the run's id (RunReport::run_id), kept by a resumed run; "" in job files before it
 };
 
 /// The sha256 of each platform config the settings' catalogue merged, in order: what a job, or the

@@ -9,15 +9,16 @@
 #include "reports/run_report.h"
 #include "session/session_settings.h"
 #include "session/targets.h"
+#include "model/utc_time.h"
 
 namespace opcert {
 
 /// kind, opcert version, command line, suite (name, path, sha256), seed, platform, peer, the start
 /// time (now) and every target's provenance.
+/// 32 random hex digits: a run's id (RunReport::run_id).
+std::string new_run_id();
+
 RunReport run_header(const std::string& kind, const std::vector<RunTarget>& targets, const Suite& suite,
                      const SessionSettings& settings);
-
-/// "2026-11-25T08:10:54Z".
-std::string now_utc();
 
 }  // namespace opcert

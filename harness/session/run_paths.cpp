@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <ctime>
 #include <fstream>
 #include <sstream>
 
@@ -10,20 +9,6 @@
 #include "session/repro.h"
 
 namespace opcert {
-namespace {
-
-std::string format_utc(std::chrono::system_clock::time_point t, const char* format) {
-  const std::time_t seconds = std::chrono::system_clock::to_time_t(t);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[64];
-  std::strftime(text, sizeof text, format, &utc);
-  return text;
-}
-
-}  // namespace
-
-std::string iso_utc(std::chrono::system_clock::time_point t) { return format_utc(t, "%Y-%m-%dT%H:%M:%SZ"); }
 
 std::filesystem::path chosen_out_dir(const std::string& out, const std::string& resume,
                                      std::chrono::system_clock::time_point started, const std::string& what) {

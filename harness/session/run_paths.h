@@ -5,10 +5,9 @@
 #include <filesystem>
 #include <string>
 
-namespace opcert {
+#include "model/utc_time.h"
 
-/// "2026-11-23T10:15:00Z" (ISO 8601, UTC, seconds).
-std::string iso_utc(std::chrono::system_clock::time_point t);
+namespace opcert {
 
 /// "out/20261123T101500Z": the default --out of a run started at `t`.
 std::filesystem::path default_out_dir(std::chrono::system_clock::time_point t);

@@ -27,8 +27,8 @@ TEST(Cli, AnUnknownVerbIsOneLineNamingItAndExitTwo) {
   for (const char* args : {"nosuch", "nosuch --help", "nosuch run"}) {
     const auto r = run_opcert(args);
     EXPECT_EQ(r.exit_code, 2) << args;
-    EXPECT_EQ(r.err, "opcert: error: unknown verb 'nosuch'; the verbs are list, run, bench, compare, certify, verify, golden, "
-                     "selftest, version (opcert --help)\n")
+    EXPECT_EQ(r.err, "opcert: error: unknown verb 'nosuch'; the verbs are list, run, bench, compare, certify, verify, golden, history, "
+                     "dashboard, selftest, version (opcert --help)\n")
         << args;
     EXPECT_EQ(r.out, "") << args;
   }

@@ -26,12 +26,13 @@ import tempfile
 
 # Lowest first. A layer may include itself and any layer before it.
 LAYERS = ["abi", "sdk", "model", "opkit", "loader", "reference", "ops", "check", "ranks", "reports", "compare",
-          "selftest", "certify", "session", "golden", "run", "bench", "cli"]
+          "history", "dashboard", "selftest", "certify", "session", "golden", "run", "bench", "cli"]
 SIBLINGS = {("run", "bench"), ("bench", "run")}  # same height, but strangers
 RANK = {name: i for i, name in enumerate(LAYERS)}
 RANK["bench"] = RANK["run"]
 RANK["cli"] = RANK["run"] + 1
-HARNESS_LAYERS = ["model", "opkit", "loader", "reference", "ops", "check", "ranks", "compare", "selftest", "certify", "session", "golden",
+HARNESS_LAYERS = ["model", "opkit", "loader", "reference", "ops", "check", "ranks", "compare", "history", "dashboard",
+                  "selftest", "certify", "session", "golden",
                   "run", "bench", "cli"]
 # What a backend may include beyond the ABI and the SDK, and why (the docstring says).
 BACKEND_ALLOWANCES = {"backend:mutants": {"model"}}
@@ -41,7 +42,7 @@ STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 DEFAULT_PEER_LINE = re.compile(r'constexpr const char\* kDefaultPeer = "torch";')
 TARGET_LAYER = {"abi": "abi", "sdk": "sdk", "model": "model", "opkit": "opkit", "loader": "loader",
                 "platform": "loader", "reference": "reference", "ops": "ops", "check": "check", "ranks": "ranks",
-                "reports": "reports", "compare": "compare", "selftest": "selftest", "certify": "certify", "session": "session", "golden": "golden", "run": "run", "bench": "bench"}
+                "reports": "reports", "compare": "compare", "history": "history", "dashboard": "dashboard", "selftest": "selftest", "certify": "certify", "session": "session", "golden": "golden", "run": "run", "bench": "bench"}
 
 
 def layer_of(rel):
