@@ -5,7 +5,7 @@ find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)  # sha256 of plugin libraries
 find_package(benchmark REQUIRED)  # Google Benchmark: the engine of `opcert bench`
-find_package(SQLite3 REQUIRED)  # the results store's default database (libsqlite3-dev; docs/HISTORY.md)
+find_package(SQLite3 3.35 REQUIRED)  # RETURNING, 3.35; the results store's default database (libsqlite3-dev; docs/HISTORY.md)
 if(OPCERT_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

@@ -8,6 +8,7 @@
 #include "dashboard/dashboard_site.h"
 #include "history/history_store.h"
 #include "model/exit_codes.h"
+#include "model/input_error.h"
 
 namespace opcert {
 
@@ -29,6 +30,7 @@ void add_dashboard_verb(CLI::App& app, int& exit_code) {
       ->required()
       ->type_name("DIR");
   verb->callback([args, &exit_code] {
+    if (args->out.empty()) throw InputError("--out: give the directory to write the site into");
     auto store = HistoryStore::open(args->db, /*create=*/false);
     const DashboardSummary s = write_dashboard(*store, args->out);
     std::printf("dashboard of %zu runs, %zu series (%zu regressed in their latest run): %zu pages in %s; open %s/index.html\n",

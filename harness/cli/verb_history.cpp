@@ -1,6 +1,7 @@
 // `opcert history add|list|show|remove|export`: the results store (docs/HISTORY.md).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -118,6 +119,8 @@ void add_history_verb(CLI::App& app, int& exit_code) {
   add_db_option(*remove, args->db);
   remove->callback([args, &exit_code] {
     auto store = HistoryStore::open(args->db, /*create=*/false);
+    std::sort(args->ids.begin(), args->ids.end());
+    args->ids.erase(std::unique(args->ids.begin(), args->ids.end()), args->ids.end());
     for (const int64_t id : args->ids)  // every id is checked before one is removed
       if (!store->find(id))
         throw InputError(fmt::format("{} has no run {}: `opcert history list` shows the ids", store->describe(), id));
@@ -137,10 +140,15 @@ void add_history_verb(CLI::App& app, int& exit_code) {
   exported->callback([args, &exit_code] {
     auto store = HistoryStore::open(args->db, /*create=*/false);
     const nlohmann::json doc = store->export_json(args->ids);
-    if (args->out.empty())
+    if (args->out.empty()) {
       print_json(doc);
-    else
-      write_file_atomically(args->out, doc.dump(2) + "\n");
+    } else {
+      try {
+        write_file_atomically(args->out, doc.dump(2) + "\n");
+      } catch (const std::exception& e) {
+        throw InputError(fmt::format("--out '{}': {}; give a file in a directory that exists", args->out, e.what()));
+      }
+    }
     exit_code = kExitOk;
   });
 }

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -36,6 +38,30 @@ std::string status_class(const std::string& status) {
   if (status == "SKIPPED" || status.empty()) return "st-skip";
   if (status == "MISTRUSTED") return "st-warn";
   return "st-fail";
+}
+
+// The lineage's latest run with a benchmark that `wanted` takes: a later run without one (a
+// filtered or interrupted bench) does not hide what an earlier one measured.
+template <class Wanted>
+const StoredRun* latest_with(const DashboardModel& m, const Lineage& lineage, Wanted wanted) {
+  for (auto id = lineage.run_ids.rbegin(); id != lineage.run_ids.rend(); ++id) {
+    const auto& benchmarks = m.reports.at(*id).benchmarks;
+    if (std::any_of(benchmarks.begin(), benchmarks.end(), wanted)) return &run_of(m, *id);
+  }
+  return nullptr;
+}
+
+// file:// and the path, every byte outside the unreserved set and "/" percent-encoded (a path may
+// hold '#', '?', '%' or spaces).
+std::string file_url(const std::filesystem::path& path) {
+  std::string url = "file://";
+  for (const unsigned char ch : path.string()) {
+    if (std::isalnum(ch) || ch == '/' || ch == '-' || ch == '_' || ch == '.' || ch == '~')
+      url += static_cast<char>(ch);
+    else
+      url += fmt::format("%{:02X}", ch);
+  }
+  return url;
 }
 
 std::string short_commit(const std::string& c) { return c.substr(0, std::min<size_t>(12, c.size())); }
@@ -181,7 +207,7 @@ std::string run_page(const DashboardModel& m, const StoredRun& run) {
     const std::filesystem::path file = std::filesystem::path(run.source_dir) / name;
     std::error_code ec;
     if (std::filesystem::exists(file, ec))
-      body += fmt::format("<li><a href=\"file://{0}\">{0}</a></li>\n", html_escape(file.string()));
+      body += fmt::format("<li><a href=\"{}\">{}</a></li>\n", html_escape(file_url(file)), html_escape(file.string()));
   }
   body += fmt::format("<li class=\"meta\">the run's directory when it was added: <code>{}</code></li></ul>\n",
                       html_escape(run.source_dir));
@@ -323,13 +349,18 @@ std::string series_page(const DashboardModel& m, const Series& s) {
 std::string roofline_page(const DashboardModel& m) {
   json groups = json::array();
   std::string body;
+  const auto placeable = [](const BenchRecord& b) {
+    return !b.copy_baseline && !b.collective && b.seconds && *b.seconds > 0 && b.flops > 0 && b.bytes > 0;
+  };
   for (const Lineage& lineage : m.lineages) {
-    const StoredRun& latest = run_of(m, lineage.run_ids.back());
+    const StoredRun* found = latest_with(m, lineage, placeable);
+    if (!found) continue;
+    const StoredRun& latest = *found;
     const RunReport& report = m.reports.at(latest.id);
     json points = json::array();
     std::set<std::string> platforms;
     for (const BenchRecord& b : report.benchmarks) {
-      if (b.copy_baseline || b.collective || !b.seconds || *b.seconds <= 0 || b.flops <= 0 || b.bytes <= 0) continue;
+      if (!placeable(b)) continue;
       points.push_back({{"backend", b.backend},
                         {"label", b.case_id + " · " + b.impl_key},
                         {"ai", b.flops / b.bytes},
@@ -358,7 +389,7 @@ std::string roofline_page(const DashboardModel& m) {
                                       : "Roofs: the platform's spec peaks as its config gives them.",
                         index);
   }
-  if (groups.empty()) body = "<p>No benchmark in the store has a work model to place on a roofline.</p>\n";
+  if (groups.empty()) body = "<p>No benchmark in the store has the flops, bytes and time to place it on a roofline.</p>\n";
   const json data = {{"page", "roofline"}, {"groups", std::move(groups)}};
   return layout("Roofline", "", body, &data);
 }
@@ -366,11 +397,14 @@ std::string roofline_page(const DashboardModel& m) {
 std::string collectives_page(const DashboardModel& m) {
   json groups = json::array();
   std::string body;
+  const auto swept = [](const BenchRecord& b) { return b.collective && b.collective->busbw_gbps; };
   for (const Lineage& lineage : m.lineages) {
-    const StoredRun& latest = run_of(m, lineage.run_ids.back());
+    const StoredRun* found = latest_with(m, lineage, swept);
+    if (!found) continue;
+    const StoredRun& latest = *found;
     std::map<std::string, json> curves;
     for (const BenchRecord& b : m.reports.at(latest.id).benchmarks) {
-      if (!b.collective || !b.collective->busbw_gbps) continue;
+      if (!swept(b)) continue;
       const CollectiveFigures& c = *b.collective;
       const std::string label = fmt::format("{} {}{} · {} ({} ranks)", b.op, c.dtype, c.reduce_op ? " " + *c.reduce_op : "",
                                             b.impl_key, c.ranks);

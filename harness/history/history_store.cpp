@@ -299,6 +299,19 @@ std::unique_ptr<HistoryStore> HistoryStore::open(const std::string& location, bo
   if (location.empty()) throw InputError("--db: give a SQLite file or a postgresql:// URL");
   std::unique_ptr<SqlConnection> connection =
       is_postgres_location(location) ? open_postgres(location) : open_sqlite(location, create);
+  if (!create) {
+    // A reader finds a store or says there is none: it never makes one (an empty PostgreSQL
+    // database, an empty file).
+    SqlTransaction look(*connection, SqlTransaction::Kind::kRead);
+    const int at = schema_version(*connection);
+    const bool foreign = at == 0 && has_other_tables(*connection);
+    look.commit();
+    if (foreign) throw foreign_database(*connection);
+    if (at == 0)
+      throw InputError(fmt::format("{} holds no results store: add runs to it first (`opcert history add RUN --db "
+                                   "{}`)",
+                                   connection->describe(), redacted_location(location)));
+  }
   migrate(*connection, store_migrations());
   return std::make_unique<HistoryStore>(std::move(connection));
 }

@@ -43,7 +43,7 @@ struct RunFilter {
 enum class AddOutcome {
   kAdded,      ///< new to the store
   kUnchanged,  ///< the same run, the same report: nothing written
-  kReplaced,   ///< the same run (kind, host, start, suite, seed) with a newer report (a resumed run): replaced, same id
+  kReplaced,   ///< the same run (its run_id) with a newer report (a resumed run): replaced, same id
 };
 
 struct AddResult {
@@ -56,8 +56,9 @@ std::string outcome_name(AddOutcome outcome);
 class HistoryStore {
  public:
   /// Opens the store at `location`: a postgresql:// (or postgres://) URL, else a SQLite file path
-  /// (created when `create` is set). Applies the migrations it lacks. InputError (exit 2) for a
-  /// store that cannot be opened, is not opcert's, or is newer than this opcert.
+  /// (created when `create` is set; without it, a database or file holding no store is refused).
+  /// Applies the migrations it lacks. InputError (exit 2) for a store that cannot be opened, is not
+  /// opcert's, or is newer than this opcert.
   static std::unique_ptr<HistoryStore> open(const std::string& location, bool create);
 
   explicit HistoryStore(std::unique_ptr<SqlConnection> connection);

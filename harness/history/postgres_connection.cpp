@@ -37,6 +37,21 @@ constexpr Oid kBoolOid = 16, kInt8Oid = 20, kInt2Oid = 21, kInt4Oid = 23, kFloat
 // The advisory lock every writer of an opcert store takes: any constant shared by all of them.
 constexpr long long kWriterLock = 0x6f70636572740001LL;  // "opcert" then 1
 
+// libpq's messages run over several lines (ERROR, LINE, a caret, DETAIL): one line, "; " between.
+std::string one_line(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
+    if (ch == '\n') {
+      while (!out.empty() && out.back() == ' ') out.pop_back();
+      if (!out.empty() && out.back() != ';') out += "; ";
+    } else {
+      out += ch;
+    }
+  }
+  while (!out.empty() && (out.back() == ' ' || out.back() == ';')) out.pop_back();
+  return out;
+}
+
 // The store's SQL uses `?` as SQLite does; PostgreSQL numbers its parameters. Quoted text and
 // identifiers are left alone.
 std::string numbered_placeholders(const std::string& sql) {
@@ -125,9 +140,8 @@ class PostgresConnection final : public SqlConnection {
   void check(PGresult* res, const std::string& sql) {
     const ExecStatusType status = PQresultStatus(res);
     if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return;
-    std::string why = PQresultErrorMessage(res);
-    if (why.empty()) why = PQerrorMessage(conn_);
-    while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+    std::string why = one_line(PQresultErrorMessage(res));
+    if (why.empty()) why = one_line(PQerrorMessage(conn_));
     PQclear(res);
     const auto first_line = sql.substr(0, sql.find('\n'));
     throw StoreError(fmt::format("{}: {} (in: {})", describe(), why, first_line));
@@ -158,10 +172,7 @@ bool postgres_available() { return true; }
 std::unique_ptr<SqlConnection> open_postgres(const std::string& url) {
   PGconn* conn = PQconnectdb(url.c_str());
   if (PQstatus(conn) != CONNECTION_OK) {
-    std::string why = conn ? PQerrorMessage(conn) : "out of memory";
-    while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
-    for (char& ch : why)
-      if (ch == '\n') ch = ' ';
+    const std::string why = conn ? one_line(PQerrorMessage(conn)) : "out of memory";
     PQfinish(conn);
     // libpq's own words never hold the password; the URL does.
     throw InputError(fmt::format("cannot connect to the results store '{}': {}", redacted_url(url), why));

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-
 #include "model/input_error.h"
 #include "model/utc_time.h"
 
@@ -28,6 +27,8 @@ bool has_version_table(SqlConnection& c) {
   return sql_int(rows.at(0).at(0)).value_or(0) > 0;
 }
 
+}  // namespace
+
 bool has_other_tables(SqlConnection& c) {
   const auto rows =
       c.dialect() == SqlDialect::kSqlite
@@ -36,7 +37,10 @@ bool has_other_tables(SqlConnection& c) {
   return sql_int(rows.at(0).at(0)).value_or(0) > 0;
 }
 
-}  // namespace
+InputError foreign_database(SqlConnection& connection) {
+  return InputError(
+      fmt::format("{} holds tables but no opcert schema version: give opcert a store of its own", connection.describe()));
+}
 
 int schema_version(SqlConnection& connection) {
   if (!has_version_table(connection)) return 0;
@@ -57,9 +61,7 @@ int migrate(SqlConnection& connection, const std::vector<Migration>& migrations)
     SqlTransaction tx(connection, SqlTransaction::Kind::kWrite);
     // Read under the writer's lock: another process may have migrated while this one waited.
     const int at = schema_version(connection);
-    if (at == 0 && m.version == 1 && has_other_tables(connection))
-      throw InputError(fmt::format("{} holds tables but no opcert schema version: give opcert a store of its own",
-                                   connection.describe()));
+    if (at == 0 && m.version == 1 && has_other_tables(connection)) throw foreign_database(connection);
     if (at > known)
       throw InputError(fmt::format("{} has schema version {}, newer than this opcert's {}: use the opcert that "
                                    "wrote it, or a newer one",

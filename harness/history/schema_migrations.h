@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "history/sql_connection.h"
+#include "model/input_error.h"
 
 namespace opcert {
 
@@ -20,6 +21,12 @@ struct Migration {
 
 /// opcert's migrations, oldest first: docs/HISTORY.md describes the schema they build.
 const std::vector<Migration>& store_migrations();
+
+/// Whether the database holds any table (an opcert store's, or another program's).
+bool has_other_tables(SqlConnection& connection);
+
+/// The one-line refusal of a database that holds tables but is no opcert store.
+InputError foreign_database(SqlConnection& connection);
 
 /// The version the store is at (0 for an empty database).
 int schema_version(SqlConnection& connection);

@@ -124,8 +124,11 @@ std::unique_ptr<SqlConnection> open_sqlite(const std::filesystem::path& path, bo
   sqlite3_extended_result_codes(db, 1);
   auto connection = std::make_unique<SqliteConnection>(db, path.string());
   try {
-    // A file that is not a database fails here, on its first read.
-    connection->execute_script("PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL;");
+    // A file that is not a database fails here, on its first read. WAL (readers beside a writer)
+    // is set by writers only: it is kept in the file, and a reader writes nothing.
+    connection->execute_script("PRAGMA foreign_keys = ON");
+    (void)connection->query("SELECT count(*) FROM sqlite_master", {});
+    if (create) connection->execute_script("PRAGMA journal_mode = WAL");
   } catch (const StoreError& e) {
     throw InputError(fmt::format("cannot open the results store '{}' ({}): give a store opcert made, on a writable "
                                  "file system",

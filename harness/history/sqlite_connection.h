@@ -8,8 +8,8 @@
 
 namespace opcert {
 
-/// Opens (creating when `create` is set) the SQLite file at `path`, with foreign keys on, WAL
-/// journaling, and a busy timeout long enough for another writer's transaction to finish.
+/// Opens (creating when `create` is set) the SQLite file at `path`, with foreign keys on, a busy
+/// timeout long enough for another writer's transaction to finish, and (writers) WAL journaling.
 /// InputError (exit 2) when the file does not exist and `create` is off, or is not a database.
 std::unique_ptr<SqlConnection> open_sqlite(const std::filesystem::path& path, bool create);
 

@@ -13,11 +13,11 @@
 
 namespace opcert {
 
-/// kind, opcert version, command line, suite (name, path, sha256), seed, platform, peer, the start
-/// time (now) and every target's provenance.
 /// 32 random hex digits: a run's id (RunReport::run_id).
 std::string new_run_id();
 
+/// kind, opcert version, command line, suite (name, path, sha256), seed, platform, peer, a new
+/// run id, the start time (now) and every target's provenance.
 RunReport run_header(const std::string& kind, const std::vector<RunTarget>& targets, const Suite& suite,
                      const SessionSettings& settings);
 

@@ -79,6 +79,9 @@ def main(opcert, suite, work):
     job = json.load(open(os.path.join(resumed, "job.json")))
     if doc["started_at"] != job["started_at"]:
         sys.exit(f"FAILED: the report starts at {doc['started_at']}, the job at {job['started_at']}")
+    # The id a history knows the run by is the first sitting's: job.json's, kept through every resume.
+    if not job.get("run_id") or doc.get("run_id") != job["run_id"]:
+        sys.exit(f"FAILED: the report's run_id {doc.get('run_id')} is not the job's {job.get('run_id')}")
 
     on_disk = lines_of(measurements)
     if sorted(r["name"] for r in on_disk) != sorted(names):

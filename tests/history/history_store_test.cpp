@@ -227,6 +227,10 @@ TEST_F(HistoryStoreTest, WhatIsNotAStoreIsRefusedWithOneLine) {
     EXPECT_NE(std::string(e.what()).find("no opcert schema version"), std::string::npos) << e.what();
   }
   EXPECT_THROW((void)HistoryStore::open((dir_.path() / "no/such/dir/h.db").string(), true), InputError);
+  // A reader never makes a store, not even in an empty file that SQLite would take for a database.
+  std::ofstream(dir_.path() / "empty.db").close();
+  EXPECT_THROW((void)HistoryStore::open((dir_.path() / "empty.db").string(), false), InputError);
+  EXPECT_EQ(fs::file_size(dir_.path() / "empty.db"), 0u);
 }
 
 TEST(HistoryLocation, PostgresUrlsAreToldFromFilesAndTheirPasswordsHidden) {
