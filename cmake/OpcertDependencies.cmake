@@ -5,7 +5,6 @@ find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)  # sha256 of plugin libraries
 find_package(benchmark REQUIRED)  # Google Benchmark: the engine of `opcert bench`
-find_package(SQLite3 3.35 REQUIRED)  # RETURNING, 3.35; the results store's default database (libsqlite3-dev; docs/HISTORY.md)
 if(OPCERT_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()
@@ -76,6 +75,13 @@ if(OPCERT_WITH_NCCL_ENABLED)
   message(STATUS "opcert: NCCL ${NCCL_VERSION} (${NCCL_LIBRARY})")
 endif()
 
+# SQLite is the results store's default database (libsqlite3-dev; docs/HISTORY.md; 3.35 for
+# RETURNING). A machine without its headers (the GPU machine) builds opcert without SQLite stores.
+if(NOT OPCERT_WITH_SQLITE STREQUAL "OFF")
+  find_package(SQLite3 3.35 QUIET)
+endif()
+opcert_resolve_option(OPCERT_WITH_SQLITE SQLite3_FOUND "SQLite >= 3.35 (libsqlite3-dev)")
+
 # libpq puts the results store on a PostgreSQL server (`--db postgresql://...`); without it a
 # store is a SQLite file only.
 if(NOT OPCERT_WITH_POSTGRES STREQUAL "OFF")
@@ -93,4 +99,4 @@ if(NOT OPCERT_CHARTJS_PATH)
 endif()
 
 message(STATUS "opcert: CUDA ${OPCERT_WITH_CUDA_ENABLED}, LibTorch ${OPCERT_WITH_TORCH_ENABLED}, MPI ${OPCERT_WITH_MPI_ENABLED}, "
-               "NCCL ${OPCERT_WITH_NCCL_ENABLED}, PostgreSQL ${OPCERT_WITH_POSTGRES_ENABLED}")
+               "NCCL ${OPCERT_WITH_NCCL_ENABLED}, SQLite ${OPCERT_WITH_SQLITE_ENABLED}, PostgreSQL ${OPCERT_WITH_POSTGRES_ENABLED}")

@@ -1,13 +1,18 @@
 #include "history/sqlite_connection.h"
 
 #include <fmt/format.h>
-#include <sqlite3.h>
-
-#include <map>
 
 #include "model/input_error.h"
 
+#if OPCERT_HAVE_SQLITE
+#include <sqlite3.h>
+
+#include <map>
+#endif
+
 namespace opcert {
+
+#if OPCERT_HAVE_SQLITE
 namespace {
 
 // A writer waits this long for another's transaction (a CI job adding its run) before failing.
@@ -136,5 +141,15 @@ std::unique_ptr<SqlConnection> open_sqlite(const std::filesystem::path& path, bo
   }
   return connection;
 }
+
+#else
+
+std::unique_ptr<SqlConnection> open_sqlite(const std::filesystem::path& path, bool) {
+  throw InputError(fmt::format("'{}': this opcert was built without SQLite; install libsqlite3-dev and rebuild, or "
+                               "give a postgresql:// store",
+                               path.string()));
+}
+
+#endif
 
 }  // namespace opcert

@@ -8,6 +8,7 @@
 
 namespace opcert {
 
+/// InputError when this opcert was built without SQLite (OPCERT_WITH_SQLITE).
 /// Opens (creating when `create` is set) the SQLite file at `path`, with foreign keys on, a busy
 /// timeout long enough for another writer's transaction to finish, and (writers) WAL journaling.
 /// InputError (exit 2) when the file does not exist and `create` is off, or is not a database.

@@ -92,7 +92,11 @@ std::optional<std::string> mma_unsupported(CudaContext& ctx, const Fp8Args& g) {
 // otherwise; the reason when neither can take the call.
 std::optional<Fp8Path> choose_path(CudaContext& ctx, const Fp8Args& g, std::string& why) {
   const LtProblem p = problem_of(g);
-  auto lt_why = lt_gemm_unsupported(ctx, p);
+  // cuBLASLt 13.1's block-scaled GEMM gave wrong results on the H100 where N or K is not a
+  // multiple of 128 (a partial scale block; sweeps/gemm_fp8, 2026-11-27): those go to the mma kernel.
+  const bool partial_blocks = g.scaling == sdk::Fp8Scaling::kBlock && (g.n % kBlock != 0 || g.k % kBlock != 0);
+  auto lt_why = partial_blocks ? std::optional<std::string>("cuBLASLt's block scales need N and K in whole 128 blocks")
+                               : lt_gemm_unsupported(ctx, p);
   if (!lt_why) return Fp8Path::kCublasLt;
   if (g.scaling == sdk::Fp8Scaling::kChannel && !lt_gemm_unsupported(ctx, unscaled_fp32(p))) return Fp8Path::kChannelEpilogue;
   auto mma_why = mma_unsupported(ctx, g);

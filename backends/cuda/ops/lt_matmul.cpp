@@ -83,6 +83,12 @@ LtMatmul::Plan& LtMatmul::plan_for(const LtProblem& p) {
   if (p.scale_mode == ScaleMode::kOuterVector || p.scale_mode == ScaleMode::kBlock) {
     set(plan->desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, scale_mode_of(p.scale_mode, true));
     set(plan->desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, scale_mode_of(p.scale_mode, false));
+    // cuBLASLt 13.1 answers the heuristic query for vector and block scale modes with
+    // CUBLAS_STATUS_INVALID_VALUE unless the scale pointers are set (ci/gpu/probes/
+    // lt_scale_plan_probe.cu; docs/PERFORMANCE.md). A plan is made before any call's operands are
+    // known, so any device address stands in for them here; run() sets the call's own.
+    set(plan->desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, ctx_->lt_workspace);
+    set(plan->desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, ctx_->lt_workspace);
   }
   if (p.fast_accumulation) set(plan->desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, int8_t{1});
   const auto rows_b = p.b_kn ? p.n : p.k, cols_b = p.b_kn ? p.k : p.n;
