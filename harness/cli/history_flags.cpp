@@ -17,6 +17,15 @@ void add_project_commit_flag(CLI::App& verb, std::string& project_commit) {
       ->type_name("SHA");
 }
 
+void add_db_option(CLI::App& verb, std::string& db) {
+  verb.add_option("--db", db,
+                  fmt::format("The results store: a SQLite file, or a postgresql:// URL (default: $OPCERT_HISTORY_DB, "
+                              "else {})",
+                              kDefaultHistoryStore))
+      ->envname("OPCERT_HISTORY_DB")
+      ->type_name("FILE|URL");
+}
+
 void add_history_flags(CLI::App& verb, HistoryFlags& flags) {
   verb.add_option("--history", flags.db,
                   "When the run ends, add it to this results store: a SQLite file (created if missing) or a "

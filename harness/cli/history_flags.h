@@ -19,6 +19,12 @@ struct HistoryFlags {
 /// The store's flag of run and bench; `--project-commit` as `opcert history add` has it.
 void add_history_flags(CLI::App& verb, HistoryFlags& flags);
 
+/// The store `--db` names when neither it nor $OPCERT_HISTORY_DB is given.
+inline constexpr const char* kDefaultHistoryStore = "opcert-history.db";
+
+/// `--db FILE|URL` of `opcert history` and `opcert dashboard` (also $OPCERT_HISTORY_DB).
+void add_db_option(CLI::App& verb, std::string& db);
+
 /// `--project-commit` alone (add_history_flags adds it too).
 void add_project_commit_flag(CLI::App& verb, std::string& project_commit);
 

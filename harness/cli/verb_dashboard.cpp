@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "cli/history_flags.h"
 #include "cli/verbs.h"
 #include "dashboard/dashboard_site.h"
 #include "history/history_store.h"
@@ -17,15 +18,11 @@ void add_dashboard_verb(CLI::App& app, int& exit_code) {
                                   "Write the results store as a static site that opens from disk: status matrix, "
                                   "trends with regressions marked, roofline, busbw curves, run pages (docs/HISTORY.md)");
   struct Args {
-    std::string db = "opcert-history.db";
+    std::string db = kDefaultHistoryStore;
     std::string out;
   };
   auto args = std::make_shared<Args>();
-  verb->add_option("--db", args->db,
-                   "The results store: a SQLite file, or a postgresql:// URL (default: $OPCERT_HISTORY_DB, else "
-                   "opcert-history.db)")
-      ->envname("OPCERT_HISTORY_DB")
-      ->type_name("FILE|URL");
+  add_db_option(*verb, args->db);
   verb->add_option("--out", args->out, "Directory to write the site into (new, empty, or an earlier dashboard)")
       ->required()
       ->type_name("DIR");

@@ -18,19 +18,8 @@
 namespace opcert {
 namespace {
 
-constexpr const char* kDefaultStore = "opcert-history.db";
-
-void add_db_option(CLI::App& verb, std::string& db) {
-  verb.add_option("--db", db,
-                  fmt::format("The results store: a SQLite file, or a postgresql:// URL (default: $OPCERT_HISTORY_DB, "
-                              "else {})",
-                              kDefaultStore))
-      ->envname("OPCERT_HISTORY_DB")
-      ->type_name("FILE|URL");
-}
-
 struct HistoryArgs {
-  std::string db = kDefaultStore;
+  std::string db = kDefaultHistoryStore;
   std::vector<std::string> runs;  // add
   std::vector<int64_t> ids;       // show, remove, export
   std::string project_commit;

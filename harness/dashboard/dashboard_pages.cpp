@@ -10,6 +10,7 @@
 
 #include "dashboard/html_text.h"
 #include "history/run_listing.h"
+#include "reports/number_format.h"
 
 namespace opcert {
 namespace {
@@ -24,14 +25,7 @@ std::string optional_number(const std::optional<double>& v, const char* format =
   return v ? fmt::format(fmt::runtime(format), *v) : "-";
 }
 
-std::string time_text(const std::optional<double>& seconds) {
-  if (!seconds) return "-";
-  const double s = *seconds;
-  if (s >= 1) return fmt::format("{:.3g} s", s);
-  if (s >= 1e-3) return fmt::format("{:.3g} ms", s * 1e3);
-  if (s >= 1e-6) return fmt::format("{:.3g} us", s * 1e6);
-  return fmt::format("{:.3g} ns", s * 1e9);
-}
+std::string time_text(const std::optional<double>& seconds) { return seconds ? format_duration(*seconds) : "-"; }
 
 std::string status_class(const std::string& status) {
   if (status == "PASSED") return "st-pass";
@@ -63,8 +57,6 @@ std::string file_url(const std::filesystem::path& path) {
   }
   return url;
 }
-
-std::string short_commit(const std::string& c) { return c.substr(0, std::min<size_t>(12, c.size())); }
 
 std::string run_link(const std::string& root, const StoredRun& r) {
   return fmt::format("<a href=\"{}runs/{}.html\">run {}</a>", root, r.id, r.id);

@@ -100,7 +100,7 @@ GoldenSet GoldenSet::open(const std::filesystem::path& dir) {
   set.dir_ = dir;
   const std::string& bytes = *text;
   set.manifest_ = GoldenManifest::from_json(parse_strict_json(bytes, path.string()), path.string());
-  set.manifest_sha256_ = sha256_hex(std::as_bytes(std::span(bytes.data(), bytes.size())));  // of the text parsed
+  set.manifest_sha256_ = sha256_hex(std::string_view(bytes));  // of the text parsed
   return set;
 }
 

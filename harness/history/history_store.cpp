@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
-#include <span>
 
 #include "compare/compare_runs.h"
 #include "history/postgres_connection.h"
@@ -31,10 +30,6 @@ constexpr const char* kRunColumns =
     "(SELECT count(*) FROM results r WHERE r.run_id = runs.id AND r.status = 'SKIPPED'), "
     "(SELECT count(*) FROM benchmarks b WHERE b.run_id = runs.id)";
 
-std::string sha256_of(const std::string& text) {
-  return sha256_hex(std::as_bytes(std::span<const char>(text.data(), text.size())));
-}
-
 std::string env_text(const json& env, const char* outer, const char* inner) {
   if (!env.is_object() || !env.contains(outer) || !env[outer].is_object()) return "";
   const json& o = env[outer];
@@ -56,7 +51,7 @@ std::string gpu_field(const json& env, const char* field) {
 // line included, so that two jobs split by --backend or --filter and started in one second differ.
 std::string run_uid(const RunReport& r) {
   if (!r.run_id.empty()) return r.run_id;
-  return sha256_of(fmt::format("{}\n{}\n{}\n{}\n{}\n{}\n{}", r.kind, environment_string(r, "host"), r.started_at,
+  return sha256_hex(fmt::format("{}\n{}\n{}\n{}\n{}\n{}\n{}", r.kind, environment_string(r, "host"), r.started_at,
                                r.seed, r.suite_sha256, r.platform, r.command_line));
 }
 
@@ -329,7 +324,7 @@ AddResult HistoryStore::add(const std::filesystem::path& run, const std::string&
   if (report.started_at.empty())
     throw InputError(fmt::format("'{}' has no started_at: not a run opcert can place in a history", file.string()));
   const std::string uid = run_uid(report);
-  const std::string content = sha256_of(document.dump());
+  const std::string content = sha256_hex(document.dump());
   std::error_code ec;
   const std::string source_dir = std::filesystem::weakly_canonical(std::filesystem::absolute(file).parent_path(), ec).string();
   const json peaks = run_peaks(report, platforms);

@@ -15,8 +15,6 @@ using nlohmann::json;
 
 bool failed(Status s) { return s != Status::kPassed && s != Status::kSkipped; }
 
-std::string short_commit(const std::string& commit) { return commit.substr(0, std::min<size_t>(commit.size(), 12)); }
-
 // The geometric mean of the non-peer rows' speedups over the peer, and how many there were.
 std::pair<std::optional<double>, int> geomean_speedup(const RunReport& report) {
   double log_sum = 0.0;
@@ -31,6 +29,8 @@ std::pair<std::optional<double>, int> geomean_speedup(const RunReport& report) {
 }
 
 }  // namespace
+
+std::string short_commit(const std::string& commit) { return commit.substr(0, std::min<size_t>(commit.size(), 12)); }
 
 std::string stored_run_device(const StoredRun& run) { return run.devices.empty() ? run.cpu_model : run.devices; }
 

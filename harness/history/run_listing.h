@@ -12,6 +12,9 @@
 
 namespace opcert {
 
+/// A commit's first 12 characters, as listings show it.
+std::string short_commit(const std::string& commit);
+
 /// The device a stored run measured on: its GPUs, else its CPU.
 std::string stored_run_device(const StoredRun& run);
 

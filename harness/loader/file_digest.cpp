@@ -41,6 +41,8 @@ std::string sha256_hex(std::span<const std::byte> bytes) {
   return hex_digest(ctx.get());
 }
 
+std::string sha256_hex(std::string_view text) { return sha256_hex(std::as_bytes(std::span(text.data(), text.size()))); }
+
 std::string sha256_file_hex(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace opcert {
 
@@ -12,5 +13,8 @@ std::string sha256_file_hex(const std::string& path);
 
 /// Lowercase hex SHA-256 of `bytes`.
 std::string sha256_hex(std::span<const std::byte> bytes);
+
+/// Lowercase hex SHA-256 of a text's bytes (a document, a canonical JSON dump).
+std::string sha256_hex(std::string_view text);
 
 }  // namespace opcert

@@ -13,7 +13,7 @@ namespace {
 
 std::string fingerprint_of(const nlohmann::json& fields) {
   const std::string canonical = fields.dump();  // nlohmann orders object keys: one text per value
-  return sha256_hex(std::as_bytes(std::span(canonical.data(), canonical.size())));
+  return sha256_hex(canonical);
 }
 
 std::string shown(const nlohmann::json& value) {
@@ -28,7 +28,7 @@ nlohmann::json platform_config_digests(const SessionSettings& s) {
   nlohmann::json configs = nlohmann::json::array();
   if (s.platforms != nullptr)
     for (const auto& file : s.platforms->merged_files())
-      configs.push_back(sha256_hex(std::as_bytes(std::span(file.text.data(), file.text.size()))));
+      configs.push_back(sha256_hex(file.text));
   return configs;
 }
 
