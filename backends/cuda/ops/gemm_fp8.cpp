@@ -1,13 +1,14 @@
-// gemm_fp8 on cuBLASLt's fp8 tensor-core GEMM with the scales applied inside it where cuBLASLt
-// offers it: per-tensor scalars always; per-token × per-channel vectors (outer-vector scaling) and
-// DeepSeek-V3 blocks (1×128 on the activations, 128×128 on the weight) where the library has an
-// algorithm for the device. Where it has none for per-channel scales, the GEMM runs unscaled into
-// fp32 and one epilogue kernel applies the scales and the bias (one more pass over M×N in fp32).
-// What cuBLASLt does not take at all (block scales on Hopper, e5m2 × e5m2, some fp32 outputs with
-// a bias) runs on opcert's own fp8 mma.sync kernel (gemm_fp8_mma.h), which is also registered as
-// its own implementation so that it is certified on every case. Fast accumulation stays off:
-// Hopper's fp8 accumulator keeps about 14 bits, and cuBLASLt's default promotes it to fp32 at
-// intervals, which is what docs/TOLERANCES.md's bound assumes. Operands: the SDK's parse_gemm_fp8.
+// gemm_fp8's CUDA keys. cuda.gemm_fp8.cublaslt: cuBLASLt's fp8 tensor-core GEMM with the scales
+// applied inside it where cuBLASLt offers it (per-tensor scalars; per-token × per-channel vectors
+// through outer-vector scaling; DeepSeek-V3 blocks, 1×128 on the activations and 128×128 on the
+// weight), else a fallback: per-channel scales it declines run unscaled into fp32 and one epilogue
+// pass applies the scales and the bias (also the key cuda.gemm_fp8.cublaslt_epilogue); block scales
+// it declines and e5m2 × e5m2 run on opcert's mma.sync kernel (gemm_fp8_mma.h, also the key
+// cuda.gemm_fp8.mma). cuda.gemm_fp8.skinny is opcert's decode kernel (gemm_fp8_skinny.h), and
+// cuda.gemm_fp8.tuned, the production key, picks between it and the cuBLASLt key per shape.
+// Fast accumulation stays off: Hopper's fp8 accumulator keeps about 14 bits, and cuBLASLt's
+// default promotes it to fp32 at intervals, which is what docs/TOLERANCES.md's bound assumes.
+// Operands: the SDK's parse_gemm_fp8.
 #include <opcert/sdk/checked_implementation.h>
 #include <opcert/sdk/ops/gemm_fp8.h>
 
@@ -15,6 +16,7 @@
 #include "ops/cuda_ops.h"
 #include "ops/gemm_epilogue.h"
 #include "ops/gemm_fp8_mma.h"
+#include "ops/gemm_fp8_skinny.h"
 #include "ops/lt_gemm.h"
 
 namespace opcert::cuda {
@@ -165,6 +167,17 @@ void run_mma(CudaContext& ctx, const Fp8Args& g) {
   OPCERT_CUDA_CHECK_LAUNCH("fp8_mma_gemm");
 }
 
+LtOperands lt_operands_of(const Fp8Args& g) {
+  LtOperands o;
+  o.a = g.a->data<const void>();
+  o.b = g.b->data<const void>();
+  o.c = g.c->data<void>();
+  o.bias = g.bias ? g.bias->data<const void>() : nullptr;
+  o.a_scale = g.a_scale->data<const float>();
+  o.b_scale = g.b_scale->data<const float>();
+  return o;
+}
+
 // Handles what needs no GEMM (an empty output, K = 0); true when a GEMM remains.
 bool gemm_remains(CudaContext& ctx, const Fp8Args& g) {
   if (g.m * g.n == 0) return false;
@@ -181,15 +194,66 @@ void run(CudaContext& ctx, const Fp8Args& g) {
   const auto path = choose_path(ctx, g, why);
   if (!path) throw sdk::Error(OPCERT_ERROR_UNSUPPORTED, why);
   if (*path == Fp8Path::kMma) return run_mma(ctx, g);
-  LtOperands o;
-  o.a = g.a->data<const void>();
-  o.b = g.b->data<const void>();
-  o.c = g.c->data<void>();
-  o.bias = g.bias ? g.bias->data<const void>() : nullptr;
-  o.a_scale = g.a_scale->data<const float>();
-  o.b_scale = g.b_scale->data<const float>();
+  const LtOperands o = lt_operands_of(g);
   if (*path == Fp8Path::kChannelEpilogue) return run_channel_epilogue(ctx, g, problem_of(g), o);
   run_cublaslt(ctx, g, problem_of(g), o);
+}
+
+// Why the per-channel epilogue path cannot take the call, if it cannot.
+std::optional<std::string> channel_epilogue_unsupported(CudaContext& ctx, const Fp8Args& g) {
+  if (g.scaling != sdk::Fp8Scaling::kChannel) return std::string("this path is for per-token x per-channel scales only");
+  return lt_gemm_unsupported(ctx, unscaled_fp32(problem_of(g)));
+}
+
+void run_on_channel_epilogue(CudaContext& ctx, const Fp8Args& g) {
+  if (!gemm_remains(ctx, g)) return;
+  if (auto why = channel_epilogue_unsupported(ctx, g)) throw sdk::Error(OPCERT_ERROR_UNSUPPORTED, *why);
+  run_channel_epilogue(ctx, g, problem_of(g), lt_operands_of(g));
+}
+
+std::optional<std::string> skinny_unsupported(CudaContext& ctx, const Fp8Args& g) {
+  return fp8_skinny_unsupported(ctx.props, mma_problem_of(g));
+}
+
+void run_skinny(CudaContext& ctx, const Fp8Args& g) {
+  launch_fp8_skinny_gemm(ctx, mma_problem_of(g));
+  OPCERT_CUDA_CHECK_LAUNCH("fp8_skinny_gemm");
+}
+
+void run_on_skinny(CudaContext& ctx, const Fp8Args& g) {
+  if (!gemm_remains(ctx, g)) return;
+  if (auto why = skinny_unsupported(ctx, g)) throw sdk::Error(OPCERT_ERROR_UNSUPPORTED, *why);
+  run_skinny(ctx, g);
+}
+
+// The per-shape choice of the production key, read off suites/bench/gemm_fp8_decode.json on the H100
+// (docs/PERFORMANCE.md, 2026-11-27): the skinny kernel reads a weight of up to 32 MiB faster than
+// cuBLASLt at every M up to 16; above that it still leads with per-channel scales (cuBLASLt's
+// outer-vector kernels are slow there) and with block scales up to M 4 (at M 1 cuBLASLt has no
+// block-scaled algorithm at all), while cuBLASLt's per-tensor kernels and its block-scaled ones at
+// M 16 keep pace with or beat a kernel whose 32-column tiles leave the last wave part-empty.
+bool skinny_leads(const Fp8Args& g) {
+  constexpr int64_t kSmallWeightBytes = int64_t{32} << 20;
+  if (g.m > kFp8SkinnyMaxM) return false;
+  const bool small_weight = g.n * g.k <= kSmallWeightBytes;
+  switch (g.scaling) {
+    case sdk::Fp8Scaling::kChannel: return true;
+    case sdk::Fp8Scaling::kBlock: return small_weight || g.m <= 4;
+    default: return small_weight;
+  }
+}
+
+// The production key: cuda.gemm_fp8.skinny where it takes the call and leads (or where the cuBLASLt
+// key's path cannot take it), that path otherwise.
+void run_tuned(CudaContext& ctx, const Fp8Args& g) {
+  if (!gemm_remains(ctx, g)) return;
+  if (!skinny_unsupported(ctx, g) && (skinny_leads(g) || cublaslt_unsupported(ctx, g))) return run_skinny(ctx, g);
+  run(ctx, g);
+}
+
+std::optional<std::string> tuned_unsupported(CudaContext& ctx, const Fp8Args& g) {
+  if (!skinny_unsupported(ctx, g)) return std::nullopt;
+  return cublaslt_unsupported(ctx, g);
 }
 
 void run_on_mma(CudaContext& ctx, const Fp8Args& g) {
@@ -214,7 +278,29 @@ std::vector<sdk::Implementation> gemm_fp8_implementations(CudaContext& ctx) {
                "tensor/channel scales and bias in the epilogue",
                OPCERT_DEVICE_CUDA},
               sdk::parse_gemm_fp8, [&ctx](const Fp8Args& g) { run_on_mma(ctx, g); },
-              [&ctx](const Fp8Args& g) { return support_with(ctx, g, mma_unsupported); })};
+              [&ctx](const Fp8Args& g) { return support_with(ctx, g, mma_unsupported); }),
+          sdk::checked_implementation(
+              {"cuda.gemm_fp8.cublaslt_epilogue", "gemm_fp8",
+               "per-token x per-channel scales without cuBLASLt's outer-vector mode: the unscaled "
+               "cuBLASLt GEMM into fp32, then one pass for the scales, bias and rounding",
+               OPCERT_DEVICE_CUDA},
+              sdk::parse_gemm_fp8, [&ctx](const Fp8Args& g) { run_on_channel_epilogue(ctx, g); },
+              [&ctx](const Fp8Args& g) { return support_with(ctx, g, channel_epilogue_unsupported); }),
+          sdk::checked_implementation(
+              {"cuda.gemm_fp8.skinny", "gemm_fp8",
+               "opcert's fp8 mma.sync kernel for M <= 16 (decode): the weight streamed once by warps "
+               "splitting K, every scaling and the bias in the epilogue",
+               OPCERT_DEVICE_CUDA},
+              sdk::parse_gemm_fp8, [&ctx](const Fp8Args& g) { run_on_skinny(ctx, g); },
+              [&ctx](const Fp8Args& g) { return support_with(ctx, g, skinny_unsupported); }),
+          sdk::checked_implementation(
+              {"cuda.gemm_fp8.tuned", "gemm_fp8",
+               "the per-shape choice measured on the H100: cuda.gemm_fp8.skinny where it led cuBLASLt "
+               "(M <= 16; every scaling up to 32 MiB of weight, per-channel at any size, block scales "
+               "up to M 4), cuda.gemm_fp8.cublaslt's path otherwise",
+               OPCERT_DEVICE_CUDA},
+              sdk::parse_gemm_fp8, [&ctx](const Fp8Args& g) { run_tuned(ctx, g); },
+              [&ctx](const Fp8Args& g) { return support_with(ctx, g, tuned_unsupported); })};
 }
 
 }  // namespace opcert::cuda

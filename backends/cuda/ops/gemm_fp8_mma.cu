@@ -7,12 +7,15 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "ops/fp8_mma_common.cuh"
 #include "ops/gemm_fp8_mma.h"
 #include "ops/launch_common.cuh"
 #include "ops/vector_io.cuh"
 
 namespace opcert::cuda {
 namespace {
+
+using namespace fp8mma;
 
 constexpr int kTileM = 128, kTileN = 128;
 constexpr int kTileK = 128;  // also the scale block along K
@@ -26,37 +29,6 @@ constexpr int kStageBytes = (kTileM + kTileN) * kRowBytes;
 constexpr int kSmemBytes = 2 * kStageBytes;
 
 using Acc = float[kMmaTilesM][kMmaTilesN][4];
-
-template <bool kAE5m2, bool kBE5m2>
-__device__ __forceinline__ void mma_fp8(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
-#define OPCERT_MMA_FP8(TA, TB)                                                                            \
-  asm volatile("mma.sync.aligned.m16n8k32.row.col.f32." TA "." TB ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, " \
-               "{%8,%9}, {%0,%1,%2,%3};\n"                                                              \
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                                          \
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
-  if constexpr (!kAE5m2 && !kBE5m2)
-    OPCERT_MMA_FP8("e4m3", "e4m3");
-  else if constexpr (!kAE5m2 && kBE5m2)
-    OPCERT_MMA_FP8("e4m3", "e5m2");
-  else if constexpr (kAE5m2 && !kBE5m2)
-    OPCERT_MMA_FP8("e5m2", "e4m3");
-  else
-    OPCERT_MMA_FP8("e5m2", "e5m2");
-#undef OPCERT_MMA_FP8
-#else
-  __trap();  // the host never launches this below compute capability 8.9
-#endif
-}
-
-__device__ __forceinline__ void cp_async16(void* smem, const void* global, int src_bytes) {
-  const auto dst = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(global), "r"(src_bytes));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-__device__ __forceinline__ void cp_async_wait_all_but_newest() { asm volatile("cp.async.wait_group 1;\n" ::); }
-
-__device__ __forceinline__ uint32_t load_word(const uint8_t* smem) { return *reinterpret_cast<const uint32_t*>(smem); }
 
 // Rows [row0, row0 + 128) × K columns [k0, k0 + 128) of a row-major [rows, k] fp8 matrix into a
 // padded tile; what lies outside the matrix reads as zero (fp8 0x00 is +0 in both formats).
@@ -107,22 +79,6 @@ __device__ __forceinline__ void mma_k_block(const uint8_t* a_tile, const uint8_t
     for (int mt = 0; mt < kMmaTilesM; ++mt)
 #pragma unroll
       for (int nt = 0; nt < kMmaTilesN; ++nt) mma_fp8<kAE5m2, kBE5m2>(part[mt][nt], a[mt], b[nt]);
-  }
-}
-
-__device__ __forceinline__ void store_out(void* c, int64_t i, float v, EpilogueOut out) {
-  switch (out) {
-    case EpilogueOut::kBf16: static_cast<__nv_bfloat16*>(c)[i] = vio::from_f32<__nv_bfloat16>(v); break;
-    case EpilogueOut::kFp16: static_cast<__half*>(c)[i] = vio::from_f32<__half>(v); break;
-    default: static_cast<float*>(c)[i] = v;
-  }
-}
-
-__device__ __forceinline__ float load_bias(const void* bias, int64_t col, EpilogueOut out) {
-  switch (out) {
-    case EpilogueOut::kBf16: return vio::to_f32(static_cast<const __nv_bfloat16*>(bias)[col]);
-    case EpilogueOut::kFp16: return vio::to_f32(static_cast<const __half*>(bias)[col]);
-    default: return static_cast<const float*>(bias)[col];
   }
 }
 
@@ -229,14 +185,7 @@ void launch_aligned_or_not(const CudaContext& ctx, const Fp8MmaProblem& p) {
 bool fp8_mma_supported(const cudaDeviceProp& props) { return props.major * 10 + props.minor >= 89; }
 
 void launch_fp8_mma_gemm(const CudaContext& ctx, const Fp8MmaProblem& p) {
-  if (!p.a_e5m2 && !p.b_e5m2)
-    launch_aligned_or_not<false, false>(ctx, p);
-  else if (!p.a_e5m2)
-    launch_aligned_or_not<false, true>(ctx, p);
-  else if (!p.b_e5m2)
-    launch_aligned_or_not<true, false>(ctx, p);
-  else
-    launch_aligned_or_not<true, true>(ctx, p);
+  fp8mma::with_fp8_formats(p.a_e5m2, p.b_e5m2, [&]<bool kAE5m2, bool kBE5m2>() { launch_aligned_or_not<kAE5m2, kBE5m2>(ctx, p); });
 }
 
 }  // namespace opcert::cuda

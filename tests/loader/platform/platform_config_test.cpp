@@ -111,7 +111,7 @@ TEST(BuiltinPlatforms, CudaH100) {
   EXPECT_EQ(h100.peaks.link_gbps, 450);
   EXPECT_EQ(h100.implementations.size(), 14u);  // every catalogue op
   EXPECT_EQ(h100.implementations.at("gemm"), "cuda.gemm.cublaslt");
-  EXPECT_EQ(h100.implementations.at("gemm_fp8"), "cuda.gemm_fp8.cublaslt");
+  EXPECT_EQ(h100.implementations.at("gemm_fp8"), "cuda.gemm_fp8.tuned");
   EXPECT_EQ(h100.implementations.at("attention"), "cuda.attention.flash");
   EXPECT_EQ(h100.implementations.at("rms_norm"), "cuda.rms_norm.fused");
   EXPECT_EQ(h100.implementations.at("all_reduce"), "cuda.all_reduce.nccl");
