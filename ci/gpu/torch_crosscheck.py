@@ -78,7 +78,8 @@ def gemm_fp8_call(case, x, outs):
     scaling = case["attributes"].get("scaling", "tensor")
     if scaling == "block":
         # What a DeepSeek-style user holds: activation scales outer-dim-major, as torch wants them.
-        sa_outer = sa.t().contiguous().t()
+        # (empty_strided: at M 1, .t().contiguous().t() keeps strides torch refuses.)
+        sa_outer = torch.empty_strided(sa.shape, (1, max(sa.shape[0], 1)), device=sa.device).copy_(sa)
         st = F.ScalingType
         return lambda: F.scaled_mm(a, b.t(), sa_outer, st.BlockWise1x128, sb.t(), st.BlockWise128x128,
                                    bias=bias, output_dtype=out_dtype)

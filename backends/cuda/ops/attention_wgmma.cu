@@ -6,15 +6,13 @@
 // takes it). BSHD and varlen, causal, window, GQA/MQA, lse.
 #include <opcert/sdk/checked_implementation.h>
 
-#include <map>
-#include <mutex>
 #include <string>
-#include <utility>
 
 #include "cuda_check.h"
 #include "ops/attention_call.h"
 #include "ops/attention_params.h"
 #include "ops/attention_wgmma_kernel.cuh"
+#include "ops/launch_common.cuh"
 
 namespace opcert::cuda {
 namespace {
@@ -23,28 +21,6 @@ using attn::AttentionOperands;
 using attn::Dtype;
 
 constexpr const char* kKey = "cuda.attention.wgmma";
-
-/// "" when the kernel image the runtime picked for this device is the sm_90a one (a build
-/// without 90a in CMAKE_CUDA_ARCHITECTURES would leave only the trapping one), else why not.
-/// Cached per device and kernel: run asks on every call.
-std::string image_problem(int device, const void* kernel) {
-  static std::mutex mutex;
-  static std::map<std::pair<int, const void*>, std::string> cache;
-  const auto key = std::make_pair(device, kernel);
-  std::lock_guard<std::mutex> lock(mutex);
-  if (auto it = cache.find(key); it != cache.end()) return it->second;
-  cudaFuncAttributes attr{};
-  std::string problem;
-  if (const cudaError_t err = cudaFuncGetAttributes(&attr, kernel); err != cudaSuccess) {
-    (void)cudaGetLastError();
-    problem = std::string(kKey) + " has no kernel image for this device (" + cudaGetErrorString(err) + ")";
-  } else if (attr.ptxVersion < 90 || attr.binaryVersion < 90) {
-    problem = std::string(kKey) + " was built without the sm_90a target (kernel image: PTX " +
-              std::to_string(attr.ptxVersion) + ", binary " + std::to_string(attr.binaryVersion) + ")";
-  }
-  cache.emplace(key, problem);
-  return problem;
-}
 
 /// Whether the Hopper kernel takes a call that parsed and is within the shared kernel limits.
 sdk::Support wgmma_support(const CudaContext& ctx, const AttentionOperands& a) {
@@ -66,8 +42,9 @@ sdk::Support wgmma_support(const CudaContext& ctx, const AttentionOperands& a) {
     return sdk::Support::no(std::string(kKey) + " needs " + std::to_string(smem) +
                             " bytes of shared memory a block, the device allows " +
                             std::to_string(props.sharedMemPerBlockOptin));
-  const std::string problem =
-      image_problem(ctx.device, dtype == Dtype::bf16 ? attn::wgmma_kernel_bf16(d) : attn::wgmma_kernel_fp16(d));
+  // A build without 90a in CMAKE_CUDA_ARCHITECTURES would leave only the trapping image.
+  const std::string problem = kernel_image_problem(
+      ctx.device, dtype == Dtype::bf16 ? attn::wgmma_kernel_bf16(d) : attn::wgmma_kernel_fp16(d), 90, kKey);
   if (!problem.empty()) return sdk::Support::no(problem);
   return sdk::Support::yes();
 }

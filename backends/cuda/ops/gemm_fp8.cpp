@@ -83,9 +83,7 @@ Fp8MmaProblem mma_problem_of(const Fp8Args& g) {
 
 // Why the mma.sync kernel cannot take the call here, if it cannot.
 std::optional<std::string> mma_unsupported(CudaContext& ctx, const Fp8Args& g) {
-  if (!fp8_mma_supported(ctx.props))
-    return "fp8 mma.sync needs compute capability 8.9 or later (this device: " + std::to_string(ctx.props.major) +
-           "." + std::to_string(ctx.props.minor) + ")";
+  if (auto why = fp8_mma_gemm_unavailable(ctx)) return why;
   if (g.m > kFp8MmaMaxM) return "M " + std::to_string(g.m) + " is above the mma kernel's " + std::to_string(kFp8MmaMaxM);
   return std::nullopt;
 }
@@ -212,7 +210,7 @@ void run_on_channel_epilogue(CudaContext& ctx, const Fp8Args& g) {
 }
 
 std::optional<std::string> skinny_unsupported(CudaContext& ctx, const Fp8Args& g) {
-  return fp8_skinny_unsupported(ctx.props, mma_problem_of(g));
+  return fp8_skinny_unsupported(ctx, mma_problem_of(g));
 }
 
 void run_skinny(CudaContext& ctx, const Fp8Args& g) {
@@ -243,11 +241,22 @@ bool skinny_leads(const Fp8Args& g) {
   }
 }
 
-// The production key: cuda.gemm_fp8.skinny where it takes the call and leads (or where the cuBLASLt
-// key's path cannot take it), that path otherwise.
+// Whether the production key runs the skinny kernel: where it takes the call and leads, or where
+// the cuBLASLt key's path would end on the 128-row mma kernel (never measured at M <= 16, and
+// sized for large M) or nowhere.
+bool tuned_takes_skinny(CudaContext& ctx, const Fp8Args& g) {
+  if (skinny_unsupported(ctx, g)) return false;
+  if (skinny_leads(g)) return true;
+  std::string why;
+  const auto path = choose_path(ctx, g, why);
+  return !path || *path == Fp8Path::kMma;
+}
+
+// The production key: cuda.gemm_fp8.skinny where tuned_takes_skinny says so, the cuBLASLt key's
+// path otherwise.
 void run_tuned(CudaContext& ctx, const Fp8Args& g) {
   if (!gemm_remains(ctx, g)) return;
-  if (!skinny_unsupported(ctx, g) && (skinny_leads(g) || cublaslt_unsupported(ctx, g))) return run_skinny(ctx, g);
+  if (tuned_takes_skinny(ctx, g)) return run_skinny(ctx, g);
   run(ctx, g);
 }
 

@@ -182,7 +182,18 @@ void launch_aligned_or_not(const CudaContext& ctx, const Fp8MmaProblem& p) {
 
 }  // namespace
 
-bool fp8_mma_supported(const cudaDeviceProp& props) { return props.major * 10 + props.minor >= 89; }
+std::optional<std::string> fp8_mma_unavailable(const CudaContext& ctx, const void* kernel) {
+  if (ctx.props.major * 10 + ctx.props.minor < 89)
+    return "fp8 mma.sync needs compute capability 8.9 or later (this device: " + std::to_string(ctx.props.major) + "." +
+           std::to_string(ctx.props.minor) + ")";
+  if (auto problem = kernel_image_problem(ctx.device, kernel, 89, "the fp8 mma.sync kernel"); !problem.empty())
+    return problem;
+  return std::nullopt;
+}
+
+std::optional<std::string> fp8_mma_gemm_unavailable(const CudaContext& ctx) {
+  return fp8_mma_unavailable(ctx, reinterpret_cast<const void*>(fp8_mma_gemm_kernel<false, false, true>));
+}
 
 void launch_fp8_mma_gemm(const CudaContext& ctx, const Fp8MmaProblem& p) {
   fp8mma::with_fp8_formats(p.a_e5m2, p.b_e5m2, [&]<bool kAE5m2, bool kBE5m2>() { launch_aligned_or_not<kAE5m2, kBE5m2>(ctx, p); });

@@ -9,6 +9,8 @@
 #include <opcert/sdk/gemm_fp8_operands.h>
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "cuda_context.h"
 #include "ops/gemm_epilogue.h"
@@ -29,8 +31,12 @@ struct Fp8MmaProblem {
   EpilogueOut out = EpilogueOut::kBf16;
 };
 
-/// Whether the device has fp8 mma.sync (compute capability 8.9 or later).
-bool fp8_mma_supported(const cudaDeviceProp& props);
+/// Why fp8 mma.sync kernels cannot run on ctx's device, if they cannot: compute capability below
+/// 8.9, or `kernel`'s image for the device built for an earlier one (no fp8 mma there).
+std::optional<std::string> fp8_mma_unavailable(const CudaContext& ctx, const void* kernel);
+
+/// Why the mma kernel cannot run on ctx's device, if it cannot (fp8_mma_unavailable).
+std::optional<std::string> fp8_mma_gemm_unavailable(const CudaContext& ctx);
 
 /// Largest M the launch grid covers (65535 row tiles of 128).
 inline constexpr int64_t kFp8MmaMaxM = int64_t{65535} * 128;

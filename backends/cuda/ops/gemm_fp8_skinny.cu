@@ -20,10 +20,13 @@ void launch_typed(const CudaContext& ctx, const Fp8MmaProblem& p) {
 
 }  // namespace
 
-std::optional<std::string> fp8_skinny_unsupported(const cudaDeviceProp& props, const Fp8MmaProblem& p) {
-  if (!fp8_mma_supported(props))
-    return "fp8 mma.sync needs compute capability 8.9 or later (this device: " + std::to_string(props.major) + "." +
-           std::to_string(props.minor) + ")";
+std::optional<std::string> fp8_skinny_unsupported(const CudaContext& ctx, const Fp8MmaProblem& p) {
+  using T = ChosenTile;
+  if (auto why = fp8_mma_unavailable(ctx, reinterpret_cast<const void*>(skinny::fp8_skinny_gemm_kernel<T, false, false>)))
+    return why;
+  if (static_cast<std::size_t>(T::kSmemBytes) > ctx.props.sharedMemPerBlockOptin)
+    return "the skinny kernel needs " + std::to_string(T::kSmemBytes) + " bytes of shared memory a block, the device allows " +
+           std::to_string(ctx.props.sharedMemPerBlockOptin);
   if (p.m > kFp8SkinnyMaxM)
     return "M " + std::to_string(p.m) + " is above the skinny kernel's " + std::to_string(kFp8SkinnyMaxM);
   if (p.k % 16 != 0) return "K " + std::to_string(p.k) + " is not a multiple of 16 (the kernel copies 16 bytes at a time)";

@@ -20,9 +20,10 @@ namespace opcert::cuda {
 /// Most rows the skinny kernel takes (one 16-row MMA tile).
 inline constexpr int64_t kFp8SkinnyMaxM = 16;
 
-/// Why the skinny kernel cannot take `p` on this device, if it cannot: compute capability below
-/// 8.9, M above kFp8SkinnyMaxM, K not a multiple of 16, or a or b not 16-byte aligned.
-std::optional<std::string> fp8_skinny_unsupported(const cudaDeviceProp& props, const Fp8MmaProblem& p);
+/// Why the skinny kernel cannot take `p` on ctx's device, if it cannot: no fp8 mma.sync there
+/// (fp8_mma_unavailable), less shared memory a block than its tile needs (108 KiB: an 8.9 device
+/// allows 99), M above kFp8SkinnyMaxM, K not a multiple of 16, or a or b not 16-byte aligned.
+std::optional<std::string> fp8_skinny_unsupported(const CudaContext& ctx, const Fp8MmaProblem& p);
 
 /// Queues c = round_out(scales · (a · bᵀ) + bias) on ctx.stream; p must be supported (above).
 /// The caller checks the launch.

@@ -45,7 +45,8 @@ __device__ __forceinline__ void load_stage(uint8_t* stage, const Fp8MmaProblem& 
   const int64_t k0 = kb * kKBlock;
   const int a_chunks = static_cast<int>(p.m) * kChunks;
   for (int c = lane; c < a_chunks; c += 32) {
-    const int r = c / kChunks, gk = static_cast<int>(k0) + (c % kChunks) * 16;
+    const int r = c / kChunks;
+    const int64_t gk = k0 + (c % kChunks) * 16;
     const bool inside = gk < p.k;
     cp_async16(stage + r * kRowBytes + (c % kChunks) * 16, inside ? a + r * p.k + gk : a, inside ? 16 : 0);
   }

@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <map>
 #include <mutex>
+#include <string>
 #include <tuple>
 #include <utility>
 
@@ -26,6 +27,30 @@ inline bool aligned16(std::initializer_list<const void*> ptrs) {
 }
 
 inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// "" when the image of `kernel` the runtime picked for `device` was built for compute capability
+/// `min_version` (as 89, 90) or later, else why not, naming `what`: a binary built for sm_80 and
+/// sm_90a gives an 8.9 device the sm_80 image, where fp8 mma.sync compiles to a trap. Cached per
+/// device and kernel: the kernels' support checks ask on every call.
+inline std::string kernel_image_problem(int device, const void* kernel, int min_version, const std::string& what) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, const void*>, std::string> cache;
+  const auto key = std::make_pair(device, kernel);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  cudaFuncAttributes attr{};
+  std::string problem;
+  if (const cudaError_t err = cudaFuncGetAttributes(&attr, kernel); err != cudaSuccess) {
+    (void)cudaGetLastError();
+    problem = what + " has no kernel image for this device (" + cudaGetErrorString(err) + ")";
+  } else if (attr.ptxVersion < min_version || attr.binaryVersion < min_version) {
+    problem = what + " has no image built for compute capability " + std::to_string(min_version / 10) + "." +
+              std::to_string(min_version % 10) + " or later for this device (kernel image: PTX " +
+              std::to_string(attr.ptxVersion) + ", binary " + std::to_string(attr.binaryVersion) + ")";
+  }
+  cache.emplace(key, problem);
+  return problem;
+}
 
 /// Blocks of `kernel` (launched with `threads` threads and `smem` dynamic shared bytes) that fit
 /// on one SM at once, at least 1. Cached per (device, kernel, threads, smem): the occupancy query

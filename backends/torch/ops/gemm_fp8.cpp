@@ -8,6 +8,7 @@
 #include <opcert/sdk/checked_implementation.h>
 #include <opcert/sdk/ops/gemm_fp8.h>
 
+#include <algorithm>
 #include <atomic>
 #include <string>
 
@@ -100,8 +101,11 @@ c10::optional<at::Tensor> fused(Route r, const sdk::GemmFp8Operands& g, const at
         return at::_scaled_mm_v2(a8, b8.t(), {sa}, {kBlockWise1x128}, {kNoSwizzle}, {b_scale.t()},
                                  {kBlockWise128x128}, {kNoSwizzle}, bias, out_dtype, {}, /*use_fast_accum=*/false);
       };
-      // The contract's a_scale is row-major; a torch that wants it outer-dim-major (stride(0) == 1)
-      // refuses it once, and from then on gets one copy of M*K/128 floats per call.
+      // The contract's a_scale is row-major; a torch that wants it outer-dim-major (strides (1, M))
+      // refuses it once, and from then on gets one copy of M*K/128 floats per call. The copy is
+      // laid out with empty_strided: at M = 1, `.t().contiguous().t()` keeps the row-major
+      // strides (a [K/128, 1] tensor counts as contiguous whatever its second stride), and torch
+      // 2.11 refused that on the H100 ("scale_a must have strides (1, 1)").
       static std::atomic<bool> needs_outer_major{false};
       if (!needs_outer_major.load()) {
         try {
@@ -110,7 +114,8 @@ c10::optional<at::Tensor> fused(Route r, const sdk::GemmFp8Operands& g, const at
           needs_outer_major.store(true);
         }
       }
-      return call(a_scale.t().contiguous().t());
+      const int64_t m = a_scale.size(0);
+      return call(at::empty_strided(a_scale.sizes(), {1, std::max<int64_t>(m, 1)}, a_scale.options()).copy_(a_scale));
     }
 #endif
 #if OPCERT_TORCH_AT_LEAST(2, 5)
