@@ -1,6 +1,8 @@
 // gemm (docs/OPS.md; operands read by the SDK's parse_gemm): C = A · Bᵀ (+ bias), fp32/fp16/bf16,
-// B as [N, K] ("nk") or [K, N] ("kn"). Inputs are decoded to fp32 while packing, accumulated in
-// fp32, bias added, rounded once. allow_tf32 changes nothing: full fp32 is at least as accurate.
+// B as [N, K] ("nk") or [K, N] ("kn"). Products are exact and accumulated in fp32, bias added,
+// rounded once. fp32 and fp16 are decoded to fp32 while packing (FMA kernel); bf16 runs in K pairs
+// on vdpbf16ps where the CPU has AVX512-BF16 (gemm_pack_pairs.h says when it cannot). allow_tf32
+// changes nothing: full fp32 is at least as accurate.
 #include <opcert/sdk/checked_implementation.h>
 #include <opcert/sdk/ops/gemm.h>
 
@@ -27,19 +29,21 @@ void compute(const sdk::GemmOperands& g) {
   problem.m = g.m;
   problem.n = g.n;
   problem.k = g.k;
+  const Isa isa = active_isa();
+  const OutputStore store(f32_kernel(isa));
   problem.epilogue = [&](int64_t m0, int64_t n0, int64_t mc, int64_t nc, const float* acc, int64_t ld) {
-    store_tile(dtype, out, n, bias, m0, n0, mc, nc, [&](int64_t i, int64_t /*col*/, int64_t jt) {
+    store_tile(store, dtype, out, n, bias, m0, n0, mc, nc, [&](int64_t i, int64_t /*col*/, int64_t jt) {
       return acc[i * ld + jt];
     });
   };
-  run_f32_gemm(problem, active_isa());
+  run_f32_gemm(problem, isa);
 }
 
 }  // namespace
 
 std::vector<sdk::Implementation> gemm_implementations() {
   return {sdk::checked_implementation(
-      {"cpu.gemm.blocked", "gemm", "cache-blocked, packed fp32-accumulating GEMM (AVX-512 FMA 14x32 tile, portable fallback)"},
+      {"cpu.gemm.blocked", "gemm", "cache-blocked, packed fp32-accumulating GEMM (AVX-512 FMA 14x32 tile; bf16 on AVX512-BF16 vdpbf16ps; portable fallback)"},
       sdk::parse_gemm, compute)};
 }
 

@@ -3,96 +3,13 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <vector>
+
+#include "ops/gemm_pack_pairs.h"
+#include "ops/gemm_plan.h"
 
 namespace opcert::cpu {
 namespace {
-
-// Blocking, tuned on Sapphire Rapids at 1024^3 .. 4096^3: a B micro-panel (kc x NR) read from
-// L1/L2 by mc / MR register tiles in a row; a wide nc so that A is packed few times.
-constexpr int64_t kDepthBlock = 256;        // kc
-constexpr int64_t kRowBlockTarget = 144;    // mc: the packed A block (mc x kc) lives in L2
-constexpr int64_t kColBlockTarget = 1024;   // nc
-constexpr int64_t kRowBand = 4;             // M blocks that share one packed B block
-constexpr int64_t kPackedBLimit = int64_t{4} << 20;  // K x nc at most (int8 packs B for the whole K)
-constexpr int64_t kWorkPerThread = int64_t{1} << 17;  // multiply-adds below which a thread is not worth it
-
-// Tile rows are padded by one cache line so that a power-of-two width does not put every row
-// of a register tile in the same L1 set.
-constexpr int64_t kTilePad = 16;
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
-
-// The blocking of one call: register tile, cache blocks, and the grid of thread rectangles.
-struct Plan {
-  int64_t mr, nr, kc, mc, nc;
-  int64_t grid_m = 1, grid_n = 1;
-};
-
-// Splits C into grid_m x grid_n rectangles for at most `threads` threads, minimising the
-// slowest thread's estimated time: its multiply-adds plus its packing of B and of A.
-void choose_grid(Plan& p, int64_t m, int64_t n, int64_t k) {
-  const int64_t depth = std::max<int64_t>(k, 1);
-  const int64_t useful = std::max<int64_t>(1, m * n * depth / kWorkPerThread);
-  const int64_t threads = std::min<int64_t>(omp_get_max_threads(), useful);
-  const int64_t units_m = ceil_div(m, p.mr), units_n = ceil_div(n, p.nr);
-  double best = std::numeric_limits<double>::max();
-  for (int64_t gm = 1; gm <= std::min(threads, units_m); ++gm) {
-    for (int64_t gn = 1; gm * gn <= threads && gn <= units_n; ++gn) {
-      const double mt = static_cast<double>(ceil_div(units_m, gm) * p.mr);
-      const double nt = static_cast<double>(ceil_div(units_n, gn) * p.nr);
-      const double kk = static_cast<double>(depth);
-      const double cost = mt * nt * kk / 16.0 + 2.0 * nt * kk + 2.0 * mt * kk * std::ceil(nt / static_cast<double>(p.nc));
-      if (cost < best * 0.999) {
-        best = cost;
-        p.grid_m = gm;
-        p.grid_n = gn;
-      }
-    }
-  }
-}
-
-Plan make_plan(int64_t mr, int64_t nr, int64_t kc, int64_t m, int64_t n, int64_t k) {
-  Plan p{mr, nr, kc, 0, 0};
-  p.mc = mr * std::max<int64_t>(1, kRowBlockTarget / mr);
-  const int64_t nc_by_memory = (kPackedBLimit / std::max<int64_t>(k, 1)) / nr * nr;
-  p.nc = std::max(nr, std::min(nr * std::max<int64_t>(1, kColBlockTarget / nr), nc_by_memory));
-  choose_grid(p, m, n, k);
-  return p;
-}
-
-// The rows [begin, end) of part `i` of `parts` over `total` elements split in units of `unit`.
-std::pair<int64_t, int64_t> part_range(int64_t total, int64_t unit, int64_t parts, int64_t i) {
-  const int64_t units = ceil_div(total, unit);
-  const int64_t b = units * i / parts, e = units * (i + 1) / parts;
-  return {std::min(total, b * unit), std::min(total, e * unit)};
-}
-
-// Runs body(cell_m, cell_n) for every rectangle of the plan's grid on an OpenMP team.
-template <class Body>
-void for_each_cell(const Plan& p, Body body) {
-  const int64_t cells = p.grid_m * p.grid_n;
-  if (cells == 1) {
-    body(int64_t{0}, int64_t{0}, 0);
-    return;
-  }
-#pragma omp parallel num_threads(static_cast<int>(cells))
-  {
-    const int64_t team = omp_get_num_threads();
-    for (int64_t cell = omp_get_thread_num(); cell < cells; cell += team)
-      body(cell / p.grid_n, cell % p.grid_n, omp_get_thread_num());
-  }
-}
-
-// The largest block a thread of the plan meets: (rows, columns), in whole register tiles.
-std::pair<int64_t, int64_t> block_extent(const Plan& p, int64_t m, int64_t n) {
-  const int64_t rows = ceil_div(ceil_div(m, p.mr), p.grid_m) * p.mr;
-  const int64_t cols = ceil_div(ceil_div(n, p.nr), p.grid_n) * p.nr;
-  return {std::min(round_up(p.mc, p.mr), rows), std::min(round_up(p.nc, p.nr), cols)};
-}
 
 struct F32Workspace {
   float *packed_b, *packed_a, *tile, *row_scale, *col_scale;
@@ -103,6 +20,9 @@ struct F32Workspace {
 void run_f32_gemm(const F32Gemm& g, Isa isa) {
   if (g.m <= 0 || g.n <= 0) return;
   if (g.m <= kSmallM && g.k > 0) return run_f32_gemm_small_m(g, isa);
+  const PairKernel pairs = pair_kernel(isa);
+  const bool pairs_fit = pairs.run != nullptr && pairs_hold(g.a.dtype) && pairs_hold(g.b.dtype) && g.k > 0;
+  if (pairs_fit && run_pair_gemm(g, pairs)) return;
   const F32Kernel kernel = f32_kernel(isa);
   const int64_t kc = g.block_scales != nullptr ? g.block_scales->block : kDepthBlock;
   const Plan p = make_plan(kernel.mr, kernel.nr, kc, g.m, g.n, g.k);

@@ -6,6 +6,9 @@
 // fp32: N blocks, bands of a few M blocks, K blocks (B block packed once per band), M blocks
 // (A packed), register tiles. int8: N blocks (B packed for the whole K), M blocks, K blocks.
 // GEMMs of at most kSmallM rows take dot-product paths without packing (gemm_small_m.cpp).
+// Operands that bf16 holds exactly (bf16, fp8) run on the AVX512-BF16 pair kernel where the CPU
+// has it, in K pairs, unless their magnitudes could meet its flushes (gemm_pack_pairs.h): then
+// the fp32 kernel computes the call, the tiles already finished being written again.
 #pragma once
 
 #include <cstdint>
@@ -16,8 +19,9 @@
 
 namespace opcert::cpu {
 
-/// Called once per finished tile, from any thread, for rows [m0, m0 + mc) and columns
-/// [n0, n0 + nc): element (i, j) of the tile is acc[i * ld + j].
+/// Called per finished tile, from any thread, for rows [m0, m0 + mc) and columns [n0, n0 + nc):
+/// element (i, j) of the tile is acc[i * ld + j]. A tile may be handed over again (the fallback
+/// from the pair kernel): an epilogue writes its output, never accumulates into it.
 template <class Acc>
 using TileEpilogue = std::function<void(int64_t m0, int64_t n0, int64_t mc, int64_t nc, const Acc* acc, int64_t ld)>;
 
@@ -41,6 +45,11 @@ struct F32Gemm {
 
 /// Runs the fp32-accumulating GEMM with the kernels of `isa`. K = 0 gives zero tiles.
 void run_f32_gemm(const F32Gemm& g, Isa isa);
+
+/// The blocked GEMM of operands pairs_hold() accepts on the pair kernel (gemm_pair_driver.cpp),
+/// K > 0. Returns false, having stopped early, when the operands' magnitudes could meet the
+/// kernel's flushes (pair_products_exact): then the fp32 kernel must compute the call.
+bool run_pair_gemm(const F32Gemm& g, const PairKernel& kernel);
 
 struct I8Gemm {
   const int8_t* a = nullptr;  // [M, K] row-major

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ops/cpu_numeric.h"
+#include "ops/gemm_kernels.h"
 
 namespace opcert::cpu {
 
@@ -20,12 +21,28 @@ inline std::vector<float> bias_as_f32(const std::optional<sdk::Tensor>& bias, in
   return out;
 }
 
+/// Rounds runs of fp32 values into the output: the kernel set's 16-bit rounding where it has one
+/// (the same bits), else store_f32_run.
+struct OutputStore {
+  Half16StoreRun bf16 = nullptr;
+  Half16StoreRun fp16 = nullptr;
+
+  explicit OutputStore(const F32Kernel& kernel) : bf16(kernel.store_bf16), fp16(kernel.store_fp16) {}
+  void operator()(int32_t dtype, void* out, int64_t offset, const float* values, int64_t n) const {
+    const Half16StoreRun fast = dtype == OPCERT_DTYPE_BF16 ? bf16 : dtype == OPCERT_DTYPE_F16 ? fp16 : nullptr;
+    if (fast != nullptr)
+      fast(values, n, static_cast<uint16_t*>(out) + offset);
+    else
+      store_f32_run(dtype, out, offset, values, n);
+  }
+};
+
 /// Writes the mc x nc tile at (m0, n0) of a row-major output with row stride `n`: element
 /// (i, col) is value(i, col, jt) + bias[col] (no bias when empty), where i is the tile row, col
 /// the output column and jt = col - n0 the tile column (for indexing the accumulator).
 template <class Value>
-inline void store_tile(int32_t out_dtype, void* out, int64_t n, const std::vector<float>& bias, int64_t m0,
-                       int64_t n0, int64_t mc, int64_t nc, Value&& value) {
+inline void store_tile(const OutputStore& store, int32_t out_dtype, void* out, int64_t n, const std::vector<float>& bias,
+                       int64_t m0, int64_t n0, int64_t mc, int64_t nc, Value&& value) {
   float row[1024];
   for (int64_t i = 0; i < mc; ++i) {
     for (int64_t j0 = 0; j0 < nc; j0 += 1024) {
@@ -35,7 +52,7 @@ inline void store_tile(int32_t out_dtype, void* out, int64_t n, const std::vecto
         const float v = value(i, col, j0 + j);
         row[j] = bias.empty() ? v : v + bias[col];
       }
-      store_f32_run(out_dtype, out, (m0 + i) * n + n0 + j0, row, len);
+      store(out_dtype, out, (m0 + i) * n + n0 + j0, row, len);
     }
   }
 }

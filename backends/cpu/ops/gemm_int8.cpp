@@ -32,17 +32,19 @@ void compute(const Int8Args& g) {
   problem.m = g.m;
   problem.n = g.n;
   problem.k = g.k;
+  const Isa isa = active_isa();
+  const OutputStore store(f32_kernel(isa));
   problem.epilogue = [&](int64_t m0, int64_t n0, int64_t mc, int64_t nc, const int32_t* acc, int64_t ld) {
     if (!dequantize) {
       for (int64_t i = 0; i < mc; ++i)
         std::copy(acc + i * ld, acc + i * ld + nc, static_cast<int32_t*>(out) + (m0 + i) * n + n0);
       return;
     }
-    store_tile(out_dtype, out, n, bias, m0, n0, mc, nc, [&](int64_t i, int64_t col, int64_t jt) {
+    store_tile(store, out_dtype, out, n, bias, m0, n0, mc, nc, [&](int64_t i, int64_t col, int64_t jt) {
       return (as[m0 + i] * bs[col]) * static_cast<float>(acc[i * ld + jt]);
     });
   };
-  run_i8_gemm(problem, active_isa());
+  run_i8_gemm(problem, isa);
 }
 
 }  // namespace

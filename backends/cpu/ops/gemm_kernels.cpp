@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 
 namespace opcert::cpu {
 namespace {
@@ -100,6 +101,24 @@ bool cpu_has_avx512_vnni() {
 #endif
 }
 
+bool cpu_has_avx512_bf16() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  return cpu_has_avx512() && __builtin_cpu_supports("avx512bf16");
+#else
+  return false;
+#endif
+}
+
+// OPCERT_CPU_ISA caps the choice: to compare kernels, or to take a faster set out of the way.
+Isa isa_cap() {
+  const char* forced = std::getenv("OPCERT_CPU_ISA");
+  if (forced == nullptr) return Isa::kAvx512Bf16;
+  if (std::strcmp(forced, "portable") == 0) return Isa::kPortable;
+  if (std::strcmp(forced, "avx512") == 0) return Isa::kAvx512;
+  return Isa::kAvx512Bf16;
+}
+
 }  // namespace
 
 bool isa_available(Isa isa) {
@@ -109,30 +128,47 @@ bool isa_available(Isa isa) {
       static const bool available = cpu_has_avx512() && avx512_f32_kernel().run != nullptr;
       return available;
     }
+    case Isa::kAvx512Bf16: {
+      static const bool available =
+          isa_available(Isa::kAvx512) && cpu_has_avx512_bf16() && avx512_bf16_pair_kernel().run != nullptr;
+      return available;
+    }
   }
   return false;
 }
 
 Isa active_isa() {
   static const Isa isa = [] {
-    const char* forced = std::getenv("OPCERT_CPU_ISA");
-    if (forced != nullptr && std::strcmp(forced, "portable") == 0) return Isa::kPortable;
-    return isa_available(Isa::kAvx512) ? Isa::kAvx512 : Isa::kPortable;
+    const Isa cap = isa_cap();
+    for (Isa best : {Isa::kAvx512Bf16, Isa::kAvx512})
+      if (static_cast<int32_t>(best) <= static_cast<int32_t>(cap) && isa_available(best)) return best;
+    return Isa::kPortable;
   }();
   return isa;
 }
 
-const char* isa_name(Isa isa) { return isa == Isa::kAvx512 ? "avx512" : "portable"; }
+const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::kAvx512: return "avx512";
+    case Isa::kAvx512Bf16: return "avx512-bf16";
+    default: return "portable";
+  }
+}
 
 F32Kernel f32_kernel(Isa isa) {
-  if (isa == Isa::kAvx512 && isa_available(Isa::kAvx512)) return avx512_f32_kernel();
+  if (isa != Isa::kPortable && isa_available(Isa::kAvx512)) return avx512_f32_kernel();
   return {kPortableMr, kPortableNr, f32_tile_portable, f32_dot_rows_portable};
 }
 
 I8Kernel i8_kernel(Isa isa) {
   static const bool vnni = cpu_has_avx512_vnni() && avx512_vnni_i8_kernel().run != nullptr;
-  if (isa == Isa::kAvx512 && vnni) return avx512_vnni_i8_kernel();
+  if (isa != Isa::kPortable && vnni) return avx512_vnni_i8_kernel();
   return {kPortableMr, kPortableNr, i8_tile_portable, i8_dot_rows_portable};
+}
+
+PairKernel pair_kernel(Isa isa) {
+  if (isa == Isa::kAvx512Bf16 && isa_available(Isa::kAvx512Bf16)) return avx512_bf16_pair_kernel();
+  return {};
 }
 
 }  // namespace opcert::cpu

@@ -4,8 +4,9 @@
 // a K slice and updates an MR x NR tile of a row-major accumulator. Packing (gemm_pack.h) pads
 // panels to full MR / NR, so a kernel always computes and writes the full tile.
 //
-// The AVX-512 kernels live in gemm_kernels_avx512.cpp, compiled with AVX-512 flags; that unit
-// includes nothing but this header and <immintrin.h>, so none of its code can replace portable
+// The AVX-512 kernels live in gemm_kernels_avx512.cpp and the AVX512-BF16 ones in
+// gemm_kernels_avx512_bf16.cpp, each compiled with its ISA flags; those units include nothing but
+// this header, gemm_avx512_common.h and <immintrin.h>, so none of their code can replace portable
 // code at link time. Which set runs is decided at run time from the CPU's features.
 #pragma once
 
@@ -40,17 +41,24 @@ constexpr int64_t kDotRowsMax = 4;
 
 /// Packs `rows` (<= R) depth-contiguous rows of src (row i at src + i * ld) over kc elements into
 /// one kc x R panel (element (i, k) at dst + k * R + i); rows past `rows` are zero. Optional
-/// fast paths of the packing (gemm_pack.cpp) for fp32 and bf16 sources.
+/// fast paths of the packing (gemm_pack.cpp) for fp32 and 16-bit (bf16, fp16) sources.
 using F32PackRows = void (*)(const float* src, int64_t ld, int64_t rows, int64_t kc, int32_t R, float* dst);
-using Bf16PackRows = void (*)(const uint16_t* src, int64_t ld, int64_t rows, int64_t kc, int32_t R, float* dst);
+using Half16PackRows = void (*)(const uint16_t* src, int64_t ld, int64_t rows, int64_t kc, int32_t R, float* dst);
+
+/// Rounds n fp32 values once to bf16 or fp16 bits, to nearest even, exactly as the SDK's
+/// f32_to_bf16 / f32_to_fp16 (NaN as their NaN): optional fast paths of the GEMM epilogues.
+using Half16StoreRun = void (*)(const float* values, int64_t n, uint16_t* dst);
 
 struct F32Kernel {
   int32_t mr;
   int32_t nr;
   F32MicroKernel run;
   F32DotRows dot_rows;
-  F32PackRows pack_f32 = nullptr;    // null: the portable packing
-  Bf16PackRows pack_bf16 = nullptr;  // null: the portable packing
+  F32PackRows pack_f32 = nullptr;      // null: the portable packing
+  Half16PackRows pack_bf16 = nullptr;  // null: the portable packing
+  Half16PackRows pack_fp16 = nullptr;  // null: the portable packing (a table per element)
+  Half16StoreRun store_bf16 = nullptr;  // null: store_f32_run
+  Half16StoreRun store_fp16 = nullptr;  // null: store_f32_run
 };
 
 struct I8Kernel {
@@ -60,13 +68,41 @@ struct I8Kernel {
   I8DotRows dot_rows;
 };
 
-/// The instruction sets the GEMMs have kernels for.
-enum class Isa : int32_t { kPortable = 0, kAvx512 = 1 };
+/// bf16 pair micro-kernel (vdpbf16ps): a: kc2 x MR words, b: kc2 x NR words, each word two
+/// consecutive-k bf16 values (the even k in the low half); otherwise as F32MicroKernel. It is
+/// an fp32 sum of exact products only where pair_products_exact() holds (gemm_pack_pairs.h).
+using PairMicroKernel = void (*)(int64_t kc2, const uint32_t* a, const uint32_t* b, float* c, int64_t ldc,
+                                 TileUpdate update, const float* row_scale, const float* col_scale);
+
+/// bf16 dot products of one vector with up to kDotRowsMax rows, as F32DotRows on bf16 operands;
+/// returns b's least nonzero magnitude (bits & 0x7FFF; 0 when b is all zeros) for the exactness
+/// check. The rows of a must have no subnormals either (the caller checks them once).
+using Bf16DotRows = uint16_t (*)(const uint16_t* a, int64_t lda, int64_t rows, const uint16_t* b, int64_t n,
+                                 float* out);
+
+/// Packs `rows` (<= R) depth-contiguous bf16 rows into one kc2 x R pair panel (pair q of row i,
+/// elements 2q and 2q + 1, at dst[q * R + i]; rows past `rows` and k past kc are zero); returns
+/// the least nonzero magnitude packed, as Bf16DotRows does.
+using Bf16PackPairRows = uint16_t (*)(const uint16_t* src, int64_t ld, int64_t rows, int64_t kc, int32_t R,
+                                      uint32_t* dst);
+
+struct PairKernel {
+  int32_t mr = 0;
+  int32_t nr = 0;
+  PairMicroKernel run = nullptr;  // null: no pair kernel on this CPU; use the F32Kernel
+  Bf16DotRows dot_rows = nullptr;
+  Bf16PackPairRows pack_bf16 = nullptr;
+};
+
+/// The instruction sets the GEMMs have kernels for. kAvx512Bf16 is kAvx512 plus the AVX512-BF16
+/// pair kernel for operands bf16 holds exactly (bf16, fp8); fp32 and fp16 run as on kAvx512.
+enum class Isa : int32_t { kPortable = 0, kAvx512 = 1, kAvx512Bf16 = 2 };
 
 /// True when this CPU can run kernels of `isa` (and they were compiled in).
 bool isa_available(Isa isa);
 
-/// The set the ops use: the best available, or kPortable when OPCERT_CPU_ISA=portable.
+/// The set the ops use: the best available, capped by OPCERT_CPU_ISA (portable, avx512 or
+/// avx512-bf16; unset or anything else: no cap).
 Isa active_isa();
 
 const char* isa_name(Isa isa);
@@ -74,9 +110,13 @@ const char* isa_name(Isa isa);
 /// The kernels of an available set.
 F32Kernel f32_kernel(Isa isa);
 I8Kernel i8_kernel(Isa isa);
+/// The pair kernel of `isa`; its run is null below kAvx512Bf16 (the caller takes f32_kernel).
+PairKernel pair_kernel(Isa isa);
 
 // Provided by gemm_kernels_avx512.cpp; run.run is null when the unit was built without AVX-512.
 F32Kernel avx512_f32_kernel();
 I8Kernel avx512_vnni_i8_kernel();
+// Provided by gemm_kernels_avx512_bf16.cpp; run is null when built without AVX512-BF16.
+PairKernel avx512_bf16_pair_kernel();
 
 }  // namespace opcert::cpu

@@ -3,8 +3,8 @@
 // 28 accumulator registers, two B vectors, one broadcast: 31 of the 32 zmm registers.
 // Built with -mavx512f -mavx512vnni ... (backends/cpu/CMakeLists.txt); called only after
 // isa_available(Isa::kAvx512) said yes. Includes nothing shared with portable units but
-// gemm_kernels.h (declarations only), so no inline function compiled here can be picked by the
-// linker for portable code.
+// gemm_kernels.h (declarations only) and gemm_avx512_common.h (static functions only), so no
+// inline function compiled here can be picked by the linker for portable code.
 #include "ops/gemm_kernels.h"
 
 #if defined(__AVX512F__) && defined(__AVX512VNNI__)
@@ -16,6 +16,8 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
+
+#include "ops/gemm_avx512_common.h"
 
 namespace opcert::cpu {
 namespace {
@@ -44,27 +46,7 @@ void f32_tile_14x32(int64_t kc, const float* a, const float* b, float* c, int64_
     a += kMr;
     b += kNr;
   }
-  const bool scaled = update == TileUpdate::kScaleStore || update == TileUpdate::kScaleAccumulate;
-  const bool accumulate = update == TileUpdate::kAccumulate || update == TileUpdate::kScaleAccumulate;
-  const __m512 cs0 = scaled ? _mm512_loadu_ps(col_scale) : _mm512_setzero_ps();
-  const __m512 cs1 = scaled ? _mm512_loadu_ps(col_scale + 16) : _mm512_setzero_ps();
-#pragma GCC unroll 14
-  for (int r = 0; r < kMr; ++r) {
-    float* cr = c + r * ldc;
-    __m512 p0 = acc[r][0];
-    __m512 p1 = acc[r][1];
-    if (scaled) {
-      const __m512 rs = _mm512_set1_ps(row_scale[r]);
-      p0 = _mm512_mul_ps(_mm512_mul_ps(rs, cs0), p0);
-      p1 = _mm512_mul_ps(_mm512_mul_ps(rs, cs1), p1);
-    }
-    if (accumulate) {
-      p0 = _mm512_add_ps(_mm512_loadu_ps(cr), p0);
-      p1 = _mm512_add_ps(_mm512_loadu_ps(cr + 16), p1);
-    }
-    _mm512_storeu_ps(cr, p0);
-    _mm512_storeu_ps(cr + 16, p1);
-  }
+  avx512::store_tile<kMr>(acc, c, ldc, update, row_scale, col_scale);
 }
 
 void i8_tile_14x32(int64_t kc4, const uint32_t* a, const uint32_t* b, int32_t* c, int64_t ldc, int32_t accumulate) {
@@ -100,15 +82,9 @@ void i8_tile_14x32(int64_t kc4, const uint32_t* a, const uint32_t* b, int32_t* c
   }
 }
 
-// Horizontal sums through memory, in a fixed pairwise order (once per dot product).
-float hsum(__m512 v) {
-  alignas(64) float t[16];
-  _mm512_store_ps(t, v);
-  for (int width = 8; width >= 1; width /= 2)
-    for (int i = 0; i < width; ++i) t[i] += t[i + width];
-  return t[0];
-}
+using avx512::hsum;
 
+// Horizontal sum with the vector adds' wrap-around (once per dot product).
 int32_t hsum(__m512i v) {
   alignas(64) int32_t t[16];
   _mm512_store_si512(t, v);
@@ -171,66 +147,60 @@ void i8_dot_rows(const int8_t* a, int64_t lda, int64_t rows, const int8_t* b, in
   }
 }
 
-// In-register transpose of 16 rows of 16 floats: afterwards v[c] holds column c.
-void transpose16(__m512 v[16]) {
-  __m512 t[16], u[16];
-  for (int i = 0; i < 8; ++i) {
-    t[2 * i] = _mm512_unpacklo_ps(v[2 * i], v[2 * i + 1]);
-    t[2 * i + 1] = _mm512_unpackhi_ps(v[2 * i], v[2 * i + 1]);
-  }
-  for (int i = 0; i < 4; ++i) {  // u[4i + j]: rows 4i..4i+3 at column 4 * lane + j
-    u[4 * i + 0] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
-    u[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
-    u[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
-    u[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
-  }
-  for (int j = 0; j < 4; ++j) {
-    const __m512 even_lo = _mm512_shuffle_f32x4(u[j], u[4 + j], 0x88);
-    const __m512 even_hi = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0x88);
-    const __m512 odd_lo = _mm512_shuffle_f32x4(u[j], u[4 + j], 0xDD);
-    const __m512 odd_hi = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0xDD);
-    v[j] = _mm512_shuffle_f32x4(even_lo, even_hi, 0x88);
-    v[8 + j] = _mm512_shuffle_f32x4(even_lo, even_hi, 0xDD);
-    v[4 + j] = _mm512_shuffle_f32x4(odd_lo, odd_hi, 0x88);
-    v[12 + j] = _mm512_shuffle_f32x4(odd_lo, odd_hi, 0xDD);
-  }
-}
-
-__mmask16 low_bits(int64_t n) { return n >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << n) - 1); }
-
-// Packs rows through 16 x 16 transposes; load(row, k0, mask) returns 16 floats of one row.
-template <class Load>
-void pack_rows_transposed(int64_t rows, int64_t kc, int32_t R, float* dst, Load load) {
-  for (int32_t r0 = 0; r0 < R; r0 += 16) {
-    const int64_t live = rows - r0 < 0 ? 0 : (rows - r0 > 16 ? 16 : rows - r0);
-    const __mmask16 width = low_bits(R - r0 < 16 ? R - r0 : 16);
-    for (int64_t k0 = 0; k0 < kc; k0 += 16) {
-      const int64_t depth = kc - k0 < 16 ? kc - k0 : 16;
-      const __mmask16 k_mask = low_bits(depth);
-      __m512 v[16];
-      for (int r = 0; r < 16; ++r) v[r] = r < live ? load(r0 + r, k0, k_mask) : _mm512_setzero_ps();
-      transpose16(v);
-      for (int64_t i = 0; i < depth; ++i) _mm512_mask_storeu_ps(dst + (k0 + i) * R + r0, width, v[i]);
-    }
-  }
-}
-
 void pack_f32_rows(const float* src, int64_t ld, int64_t rows, int64_t kc, int32_t R, float* dst) {
-  pack_rows_transposed(rows, kc, R, dst, [&](int64_t r, int64_t k0, __mmask16 m) {
+  avx512::pack_rows_transposed(rows, kc, R, dst, [&](int64_t r, int64_t k0, __mmask16 m) {
     return _mm512_maskz_loadu_ps(m, src + r * ld + k0);
   });
 }
 
 void pack_bf16_rows(const uint16_t* src, int64_t ld, int64_t rows, int64_t kc, int32_t R, float* dst) {
-  pack_rows_transposed(rows, kc, R, dst, [&](int64_t r, int64_t k0, __mmask16 m) {
+  avx512::pack_rows_transposed(rows, kc, R, dst, [&](int64_t r, int64_t k0, __mmask16 m) {
     const __m256i half = _mm256_maskz_loadu_epi16(m, src + r * ld + k0);
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(half), 16));
   });
 }
 
+// vcvtph2ps is exact for every fp16 value, subnormals included.
+void pack_fp16_rows(const uint16_t* src, int64_t ld, int64_t rows, int64_t kc, int32_t R, float* dst) {
+  avx512::pack_rows_transposed(rows, kc, R, dst, [&](int64_t r, int64_t k0, __mmask16 m) {
+    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, src + r * ld + k0));
+  });
+}
+
+// Output rounding of the epilogues, 16 values at a time; NaN becomes the SDK's NaN code.
+template <class Round>
+void store_half_run(const float* values, int64_t n, uint16_t* dst, uint16_t nan_code, Round round) {
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 live = avx512::low_bits(n - i);
+    const __m512 v = _mm512_maskz_loadu_ps(live, values + i);
+    const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+    const __m256i bits = _mm256_mask_mov_epi16(round(v), nan, _mm256_set1_epi16(static_cast<short>(nan_code)));
+    _mm256_mask_storeu_epi16(dst + i, live, bits);
+  }
+}
+
+// bf16: add 0x7FFF plus the kept lowest bit, truncate (round to nearest even, as f32_to_bf16).
+void store_bf16_run(const float* values, int64_t n, uint16_t* dst) {
+  store_half_run(values, n, dst, 0x7FC0, [](__m512 v) {
+    const __m512i u = _mm512_castps_si512(v);
+    const __m512i kept_lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
+    const __m512i rounded = _mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7FFF)), kept_lsb);
+    return _mm512_cvtepi32_epi16(_mm512_srli_epi32(rounded, 16));
+  });
+}
+
+// fp16: vcvtps2ph rounds to nearest even, subnormal results and overflow to infinity included.
+void store_fp16_run(const float* values, int64_t n, uint16_t* dst) {
+  store_half_run(values, n, dst, 0x7E00,
+                 [](__m512 v) { return _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); });
+}
+
 }  // namespace
 
-F32Kernel avx512_f32_kernel() { return {kMr, kNr, f32_tile_14x32, f32_dot_rows, pack_f32_rows, pack_bf16_rows}; }
+F32Kernel avx512_f32_kernel() {
+  return {kMr,           kNr,           f32_tile_14x32, f32_dot_rows,  pack_f32_rows,
+          pack_bf16_rows, pack_fp16_rows, store_bf16_run, store_fp16_run};
+}
 I8Kernel avx512_vnni_i8_kernel() { return {kMr, kNr, i8_tile_14x32, i8_dot_rows}; }
 
 }  // namespace opcert::cpu

@@ -138,8 +138,10 @@ void pack_i8(const int8_t* src, int64_t ld, int64_t r0, int64_t rows, int64_t k0
 void pack_f32_panels(const MatrixView& src, int64_t r0, int64_t rows, int64_t k0, int64_t kc, int32_t R, float* dst,
                      const F32Kernel& kernel) {
   const bool f32_fast = src.dtype == OPCERT_DTYPE_F32 && kernel.pack_f32 != nullptr;
-  const bool bf16_fast = src.dtype == OPCERT_DTYPE_BF16 && kernel.pack_bf16 != nullptr;
-  if (src.k_stride == 1 && (f32_fast || bf16_fast)) {
+  const Half16PackRows half_fast = src.dtype == OPCERT_DTYPE_BF16  ? kernel.pack_bf16
+                                   : src.dtype == OPCERT_DTYPE_F16 ? kernel.pack_fp16
+                                                                   : nullptr;
+  if (src.k_stride == 1 && (f32_fast || half_fast != nullptr)) {
     for (int64_t p0 = 0; p0 < rows; p0 += R) {
       const int64_t live = std::min<int64_t>(R, rows - p0);
       const int64_t first = (r0 + p0) * src.row_stride + k0;
@@ -147,7 +149,7 @@ void pack_f32_panels(const MatrixView& src, int64_t r0, int64_t rows, int64_t k0
       if (f32_fast)
         kernel.pack_f32(static_cast<const float*>(src.data) + first, src.row_stride, live, kc, R, panel);
       else
-        kernel.pack_bf16(static_cast<const uint16_t*>(src.data) + first, src.row_stride, live, kc, R, panel);
+        half_fast(static_cast<const uint16_t*>(src.data) + first, src.row_stride, live, kc, R, panel);
     }
     return;
   }

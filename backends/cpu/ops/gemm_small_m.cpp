@@ -2,7 +2,8 @@
 // packing, and each B element meets every row of A while it is in L1. B as [N, K]: dot products
 // of B rows with A rows (the kernel's dot_rows). B as [K, N]: each K row of B is added, scaled by
 // a[m, k], into a run of accumulators. fp32 accumulation; block scales per K block as in the
-// blocked driver (each block summed alone, scaled, added).
+// blocked driver (each block summed alone, scaled, added). bf16 A and B as [N, K] take the pair
+// kernel's dot products where the CPU has them.
 #include <omp.h>
 #include <opcert/backend_abi.h>
 
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "ops/gemm_driver.h"
+#include "ops/gemm_pack_pairs.h"
 
 namespace opcert::cpu {
 namespace {
@@ -25,47 +27,83 @@ float block_scale(const BlockScales* s, int64_t m, int64_t n, int64_t j) {
   return s == nullptr ? 1.0f : s->a[m * s->a_ld + j] * s->b[(n / s->block) * s->b_ld + j];
 }
 
-// B as [N, K]: for each column n, dot products of B's row n with every row of A.
-void small_m_dot(const F32Gemm& g, const F32Kernel& kernel, const std::vector<float>& a32) {
-  const int64_t m = g.m, n = g.n, k = g.k;
+// Column `col` of C, every row of A, into column c of a tile of kDotColumns: dot products of
+// B's row `col` (decoded into b32 unless it is fp32) with the rows of A.
+void f32_column(const F32Gemm& g, const F32Kernel& kernel, const std::vector<float>& a32, int64_t col, float* b32,
+                float* tile, int64_t c) {
+  const int64_t m = g.m, k = g.k;
   const int64_t block = g.block_scales != nullptr ? g.block_scales->block : k;
   const int64_t blocks = ceil_div(k, block);
-  const bool b_is_f32 = g.b.dtype == OPCERT_DTYPE_F32;
-  const int threads = omp_get_max_threads();
-  std::vector<std::vector<float>> b_rows(static_cast<std::size_t>(threads));
-  std::vector<std::vector<float>> tiles(static_cast<std::size_t>(threads));
-  for (int t = 0; t < threads; ++t) {
-    b_rows[t].resize(static_cast<std::size_t>(b_is_f32 ? 0 : k));
-    tiles[t].resize(static_cast<std::size_t>(kSmallM * kDotColumns));
+  const float* b_row = static_cast<const float*>(g.b.data) + col * g.b.row_stride;
+  if (g.b.dtype != OPCERT_DTYPE_F32) {
+    decode_f32_strided(g.b, col * g.b.row_stride, 1, k, b32);
+    b_row = b32;
   }
-  const int64_t tasks = ceil_div(n, kDotColumns);
-#pragma omp parallel for schedule(static) if (m * n * k > kWorkPerThread)
-  for (int64_t task = 0; task < tasks; ++task) {
-    const int t = omp_get_thread_num();
-    float* tile = tiles[t].data();
-    const int64_t n0 = task * kDotColumns, width = std::min(kDotColumns, n - n0);
-    for (int64_t c = 0; c < width; ++c) {
-      const int64_t col = n0 + c;
-      const float* b_row = static_cast<const float*>(g.b.data) + col * g.b.row_stride;
-      if (!b_is_f32) {
-        decode_f32_strided(g.b, col * g.b.row_stride, 1, k, b_rows[t].data());
-        b_row = b_rows[t].data();
-      }
-      for (int64_t j = 0; j < blocks; ++j) {
-        const int64_t k0 = j * block, len = std::min(block, k - k0);
-        for (int64_t r0 = 0; r0 < m; r0 += kDotRowsMax) {
-          const int64_t rows = std::min(kDotRowsMax, m - r0);
-          float part[kDotRowsMax];
-          kernel.dot_rows(a32.data() + r0 * k + k0, k, rows, b_row + k0, len, part);
-          for (int64_t r = 0; r < rows; ++r) {
-            float& acc = tile[(r0 + r) * kDotColumns + c];
-            const float scaled = g.block_scales != nullptr ? block_scale(g.block_scales, r0 + r, col, j) * part[r] : part[r];
-            acc = j == 0 ? scaled : acc + scaled;
-          }
-        }
+  for (int64_t j = 0; j < blocks; ++j) {
+    const int64_t k0 = j * block, len = std::min(block, k - k0);
+    for (int64_t r0 = 0; r0 < m; r0 += kDotRowsMax) {
+      const int64_t rows = std::min(kDotRowsMax, m - r0);
+      float part[kDotRowsMax];
+      kernel.dot_rows(a32.data() + r0 * k + k0, k, rows, b_row + k0, len, part);
+      for (int64_t r = 0; r < rows; ++r) {
+        float& acc = tile[(r0 + r) * kDotColumns + c];
+        const float scaled = g.block_scales != nullptr ? block_scale(g.block_scales, r0 + r, col, j) * part[r] : part[r];
+        acc = j == 0 ? scaled : acc + scaled;
       }
     }
-    g.epilogue(0, n0, m, width, tile, kDotColumns);
+  }
+}
+
+// Each thread's scratch of the dot paths: a decoded B row and a tile of kSmallM x kDotColumns.
+struct DotScratch {
+  std::vector<std::vector<float>> b_rows, tiles;
+  explicit DotScratch(int64_t k)
+      : b_rows(static_cast<std::size_t>(omp_get_max_threads()), std::vector<float>(static_cast<std::size_t>(k))),
+        tiles(b_rows.size(), std::vector<float>(static_cast<std::size_t>(kSmallM * kDotColumns))) {}
+};
+
+// B as [N, K]: for each column n, dot products of B's row n with every row of A.
+void small_m_dot(const F32Gemm& g, const F32Kernel& kernel, const std::vector<float>& a32) {
+  DotScratch buffers(g.k);
+  const int64_t tasks = ceil_div(g.n, kDotColumns);
+#pragma omp parallel for schedule(static) if (g.m * g.n * g.k > kWorkPerThread)
+  for (int64_t task = 0; task < tasks; ++task) {
+    const auto t = static_cast<std::size_t>(omp_get_thread_num());
+    float* tile = buffers.tiles[t].data();
+    const int64_t n0 = task * kDotColumns, width = std::min(kDotColumns, g.n - n0);
+    for (int64_t c = 0; c < width; ++c) f32_column(g, kernel, a32, n0 + c, buffers.b_rows[t].data(), tile, c);
+    g.epilogue(0, n0, g.m, width, tile, kDotColumns);
+  }
+}
+
+// A and B bf16, B as [N, K]: both operands are already K pairs as vdpbf16ps reads them, so the
+// pair kernel's dot products run on them in place. A column whose B row could meet the
+// instruction's flushes (pair_products_exact) is computed again in fp32.
+void small_m_pair_dot(const F32Gemm& g, const PairKernel& pairs, const F32Kernel& kernel, const std::vector<float>& a32) {
+  const auto* a = static_cast<const uint16_t*>(g.a.data);
+  const auto* b = static_cast<const uint16_t*>(g.b.data);
+  const int64_t lda = g.a.row_stride;
+  uint16_t least_a = 0;
+  for (int64_t r = 0; r < g.m; ++r) least_a = least_nonzero(least_a, least_bf16_magnitude(a + r * lda, g.k));
+  DotScratch buffers(g.k);
+  const int64_t tasks = ceil_div(g.n, kDotColumns);
+#pragma omp parallel for schedule(static) if (g.m * g.n * g.k > kWorkPerThread)
+  for (int64_t task = 0; task < tasks; ++task) {
+    const auto t = static_cast<std::size_t>(omp_get_thread_num());
+    float* tile = buffers.tiles[t].data();
+    const int64_t n0 = task * kDotColumns, width = std::min(kDotColumns, g.n - n0);
+    for (int64_t c = 0; c < width; ++c) {
+      const uint16_t* b_row = b + (n0 + c) * g.b.row_stride;
+      bool exact = true;
+      for (int64_t r0 = 0; r0 < g.m && exact; r0 += kDotRowsMax) {
+        const int64_t rows = std::min(kDotRowsMax, g.m - r0);
+        float part[kDotRowsMax];
+        exact = pair_products_exact(least_a, pairs.dot_rows(a + r0 * lda, lda, rows, b_row, g.k, part));
+        for (int64_t r = 0; r < rows; ++r) tile[(r0 + r) * kDotColumns + c] = part[r];
+      }
+      if (!exact) f32_column(g, kernel, a32, n0 + c, buffers.b_rows[t].data(), tile, c);
+    }
+    g.epilogue(0, n0, g.m, width, tile, kDotColumns);
   }
 }
 
@@ -112,7 +150,11 @@ void run_f32_gemm_small_m(const F32Gemm& g, Isa isa) {
   // A is small: decode it to fp32 rows once.
   std::vector<float> a32(static_cast<std::size_t>(g.m * g.k));
   for (int64_t r = 0; r < g.m; ++r) decode_f32_strided(g.a, r * g.a.row_stride, g.a.k_stride, g.k, a32.data() + r * g.k);
-  if (g.b.k_stride == 1)
+  const PairKernel pairs = pair_kernel(isa);
+  const bool bf16 = g.a.dtype == OPCERT_DTYPE_BF16 && g.b.dtype == OPCERT_DTYPE_BF16 && g.a.k_stride == 1;
+  if (g.b.k_stride == 1 && bf16 && pairs.run != nullptr && g.block_scales == nullptr)
+    small_m_pair_dot(g, pairs, f32_kernel(isa), a32);
+  else if (g.b.k_stride == 1)
     small_m_dot(g, f32_kernel(isa), a32);
   else
     small_m_axpy(g, a32);

@@ -166,6 +166,39 @@ TEST_P(GemmDtypes, NanAndInfinityPropagateAsInTheFormula) {
 INSTANTIATE_TEST_SUITE_P(Cpu, GemmDtypes, ::testing::Values(OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16),
                          [](const auto& info) { return std::string(name_of(info.param)); });
 
+// Inputs whose products meet the fp32 subnormal range: bf16 subnormals times large values, and
+// normal values whose products are subnormal. The exact sums are representable, so the result is
+// the exact sum rounded once, bit for bit, on every path: vdpbf16ps, which would flush both to
+// zero, must leave such calls to the fp32 kernel (gemm_pack_pairs.h).
+TEST(Gemm, Bf16SubnormalInputsAndProductsGiveTheExactSum) {
+  Session session;
+  struct Scale {
+    const char* what;
+    double a, b;  // A holds integers times a, B integers times b
+  };
+  for (const Scale scale : {Scale{"subnormal a", 0x1p-133, 0x1p100}, Scale{"subnormal products", 0x1p-66, 0x1p-66}}) {
+    // M = 5: the few-row dot products; M = 45: the packed, blocked kernels.
+    for (int64_t m : {5, 45}) {
+      for (bool kn : {false, true}) {
+        Problem p(OPCERT_DTYPE_BF16, m, 40, 64, kn, false);
+        Random rng(17);
+        for (int64_t e = 0; e < p.a.numel(); ++e) p.a.set(e, scale.a * static_cast<double>(rng.integer(-3, 3)));
+        for (int64_t e = 0; e < p.b.numel(); ++e) p.b.set(e, scale.b * static_cast<double>(rng.integer(-3, 3)));
+        ASSERT_EQ(p.run(session).code, OPCERT_ERROR_OK);
+        Tensor expected("c", OPCERT_DTYPE_BF16, {p.m, p.n});
+        for (int64_t i = 0; i < p.m; ++i)
+          for (int64_t j = 0; j < p.n; ++j) expected.set(i * p.n + j, p.want(i, j).first);
+        int64_t nonzero = 0;
+        for (int64_t e = 0; e < p.m * p.n; ++e) {
+          ASSERT_EQ(p.c.bits(e), expected.bits(e)) << scale.what << " m=" << m << " kn=" << kn << " @" << e;
+          nonzero += expected.get(e) != 0.0;
+        }
+        EXPECT_GT(nonzero, p.m * p.n / 2) << scale.what;  // a flush to zero would show
+      }
+    }
+  }
+}
+
 TEST(Gemm, ManyRowsSpanSeveralRowBandsExactly) {
   // M past the driver's band of M blocks that share one packed B block (4 x 140 rows).
   Session session;
