@@ -21,16 +21,16 @@ constexpr int64_t kPanelsPerPackTask = 8;             // B panels one thread pac
 
 int64_t pair_depth(int64_t kc) { return (kc + 1) / 2; }
 
-// Packs columns [jc, jc + ncur) of B over every K block: block j's panels at
-// packed + j * panels * block_depth * nr, panel p of it at + p * pair_depth(kcur) * nr. Returns
-// each K block's least nonzero magnitude.
-std::vector<uint16_t> pack_b_block(const F32Gemm& g, const PairKernel& kernel, int64_t kc, int64_t jc, int64_t ncur,
-                                   int threads, uint32_t* packed) {
+// Packs columns [jc, jc + ncur) of B over every K block, shared out among the threads of the
+// enclosing parallel region: block j's panels at packed + j * panels * block_depth * nr, panel p
+// of it at + p * pair_depth(kcur) * nr. least[j * groups + g] gets task (j, g)'s least nonzero
+// magnitude. Ends with the region's barrier.
+void pack_b_block(const F32Gemm& g, const PairKernel& kernel, int64_t kc, int64_t jc, int64_t ncur, uint32_t* packed,
+                  std::vector<uint16_t>& least) {
   const int64_t nr = kernel.nr, panels = ceil_div(ncur, nr), block_words = panels * pair_depth(kc) * nr;
-  const int64_t k_blocks = ceil_div(g.k, kc), groups = ceil_div(panels, kPanelsPerPackTask);
-  std::vector<uint16_t> least(static_cast<std::size_t>(k_blocks * groups));
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-  for (int64_t task = 0; task < k_blocks * groups; ++task) {
+  const int64_t groups = ceil_div(panels, kPanelsPerPackTask), tasks = ceil_div(g.k, kc) * groups;
+#pragma omp for schedule(dynamic, 1)
+  for (int64_t task = 0; task < tasks; ++task) {
     const int64_t j = task / groups, p0 = (task % groups) * kPanelsPerPackTask;
     const int64_t pc = j * kc, kcur = std::min(kc, g.k - pc);
     const int64_t cols = std::min(kPanelsPerPackTask * nr, ncur - p0 * nr);
@@ -38,11 +38,13 @@ std::vector<uint16_t> pack_b_block(const F32Gemm& g, const PairKernel& kernel, i
     least[static_cast<std::size_t>(task)] =
         pack_pair_panels(g.b, jc + p0 * nr, cols, pc, kcur, static_cast<int32_t>(nr), dst, kernel);
   }
-  std::vector<uint16_t> per_block(static_cast<std::size_t>(k_blocks), 0);
-  for (int64_t task = 0; task < k_blocks * groups; ++task)
-    per_block[static_cast<std::size_t>(task / groups)] =
-        least_nonzero(per_block[static_cast<std::size_t>(task / groups)], least[static_cast<std::size_t>(task)]);
-  return per_block;
+}
+
+// The least nonzero magnitude of B's K block j: the least over its pack tasks.
+uint16_t block_least(const std::vector<uint16_t>& least, int64_t groups, int64_t j) {
+  uint16_t block = 0;
+  for (int64_t t = j * groups; t < (j + 1) * groups; ++t) block = least_nonzero(block, least[static_cast<std::size_t>(t)]);
+  return block;
 }
 
 }  // namespace
@@ -65,7 +67,9 @@ bool run_pair_gemm(const F32Gemm& g, const PairKernel& kernel) {
   for (int64_t jc = 0; jc < g.n && !inexact.load(); jc += nc) {
     const int64_t ncur = std::min(nc, g.n - jc), panels = ceil_div(ncur, nr);
     const int64_t width = panels * nr, ldt = width + kTilePad;
-    const std::vector<uint16_t> least_b = pack_b_block(g, kernel, kc, jc, ncur, threads, packed_b);
+    const int64_t groups = ceil_div(panels, kPanelsPerPackTask);
+    std::vector<uint16_t> least_b(static_cast<std::size_t>(k_blocks * groups));
+    // One region per column block: B packed by all, then the M blocks handed out.
 #pragma omp parallel num_threads(threads)
     {
       // Each thread's own scratch (slots 1-4; slot 0 of the calling thread holds packed B).
@@ -73,13 +77,14 @@ bool run_pair_gemm(const F32Gemm& g, const PairKernel& kernel) {
       float* tile = scratch<float>(2, static_cast<std::size_t>(mc * ldt));
       float* row_scale = scratch<float>(3, static_cast<std::size_t>(mc));
       float* col_scale = scratch<float>(4, static_cast<std::size_t>(width));
+      pack_b_block(g, kernel, kc, jc, ncur, packed_b, least_b);
 #pragma omp for schedule(dynamic, 1)
       for (int64_t ib = 0; ib < m_blocks; ++ib) {
         const int64_t ic = ib * mc, mcur = std::min(mc, g.m - ic), m_panels = ceil_div(mcur, mr);
         for (int64_t j = 0; j < k_blocks && !inexact.load(std::memory_order_relaxed); ++j) {
           const int64_t pc = j * kc, kcur = std::min(kc, g.k - pc), depth = pair_depth(kcur);
           const uint16_t least_a = pack_pair_panels(g.a, ic, mcur, pc, kcur, static_cast<int32_t>(mr), packed_a, kernel);
-          if (!pair_products_exact(least_a, least_b[static_cast<std::size_t>(j)])) {
+          if (!pair_products_exact(least_a, block_least(least_b, groups, j))) {
             inexact.store(true, std::memory_order_relaxed);
             break;
           }
