@@ -10,13 +10,6 @@
 #if defined(__AVX512F__) && defined(__AVX512VNNI__)
 #include <immintrin.h>
 
-// GCC 12's AVX-512 intrinsics pass an "undefined" vector to their masked builtins and then warn
-// that it is uninitialized (GCC bug 105593); the warnings say nothing about this code.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-
 #include "ops/gemm_avx512_common.h"
 
 namespace opcert::cpu {

@@ -63,7 +63,10 @@ struct DotScratch {
 };
 
 // B as [N, K]: for each column n, dot products of B's row n with every row of A.
-void small_m_dot(const F32Gemm& g, const F32Kernel& kernel, const std::vector<float>& a32) {
+// The dot-product paths' loop over runs of kDotColumns columns, in parallel: column(n, b_row, tile,
+// c) fills column c of the run's tile (b_row: the thread's scratch row), then the epilogue.
+template <class Column>
+void for_each_dot_run(const F32Gemm& g, Column&& column) {
   DotScratch buffers(g.k);
   const int64_t tasks = ceil_div(g.n, kDotColumns);
 #pragma omp parallel for schedule(static) if (g.m * g.n * g.k > kWorkPerThread)
@@ -71,9 +74,13 @@ void small_m_dot(const F32Gemm& g, const F32Kernel& kernel, const std::vector<fl
     const auto t = static_cast<std::size_t>(omp_get_thread_num());
     float* tile = buffers.tiles[t].data();
     const int64_t n0 = task * kDotColumns, width = std::min(kDotColumns, g.n - n0);
-    for (int64_t c = 0; c < width; ++c) f32_column(g, kernel, a32, n0 + c, buffers.b_rows[t].data(), tile, c);
+    for (int64_t c = 0; c < width; ++c) column(n0 + c, buffers.b_rows[t].data(), tile, c);
     g.epilogue(0, n0, g.m, width, tile, kDotColumns);
   }
+}
+
+void small_m_dot(const F32Gemm& g, const F32Kernel& kernel, const std::vector<float>& a32) {
+  for_each_dot_run(g, [&](int64_t n, float* b_row, float* tile, int64_t c) { f32_column(g, kernel, a32, n, b_row, tile, c); });
 }
 
 // A and B bf16, B as [N, K]: both operands are already K pairs as vdpbf16ps reads them, so the
@@ -85,26 +92,17 @@ void small_m_pair_dot(const F32Gemm& g, const PairKernel& pairs, const F32Kernel
   const int64_t lda = g.a.row_stride;
   uint16_t least_a = 0;
   for (int64_t r = 0; r < g.m; ++r) least_a = least_nonzero(least_a, least_bf16_magnitude(a + r * lda, g.k));
-  DotScratch buffers(g.k);
-  const int64_t tasks = ceil_div(g.n, kDotColumns);
-#pragma omp parallel for schedule(static) if (g.m * g.n * g.k > kWorkPerThread)
-  for (int64_t task = 0; task < tasks; ++task) {
-    const auto t = static_cast<std::size_t>(omp_get_thread_num());
-    float* tile = buffers.tiles[t].data();
-    const int64_t n0 = task * kDotColumns, width = std::min(kDotColumns, g.n - n0);
-    for (int64_t c = 0; c < width; ++c) {
-      const uint16_t* b_row = b + (n0 + c) * g.b.row_stride;
-      bool exact = true;
-      for (int64_t r0 = 0; r0 < g.m && exact; r0 += kDotRowsMax) {
-        const int64_t rows = std::min(kDotRowsMax, g.m - r0);
-        float part[kDotRowsMax];
-        exact = pair_products_exact(least_a, pairs.dot_rows(a + r0 * lda, lda, rows, b_row, g.k, part));
-        for (int64_t r = 0; r < rows; ++r) tile[(r0 + r) * kDotColumns + c] = part[r];
-      }
-      if (!exact) f32_column(g, kernel, a32, n0 + c, buffers.b_rows[t].data(), tile, c);
+  for_each_dot_run(g, [&](int64_t n, float* scratch_row, float* tile, int64_t c) {
+    const uint16_t* b_row = b + n * g.b.row_stride;
+    bool exact = true;
+    for (int64_t r0 = 0; r0 < g.m && exact; r0 += kDotRowsMax) {
+      const int64_t rows = std::min(kDotRowsMax, g.m - r0);
+      float part[kDotRowsMax];
+      exact = pair_products_exact(least_a, pairs.dot_rows(a + r0 * lda, lda, rows, b_row, g.k, part));
+      for (int64_t r = 0; r < rows; ++r) tile[(r0 + r) * kDotColumns + c] = part[r];
     }
-    g.epilogue(0, n0, g.m, width, tile, kDotColumns);
-  }
+    if (!exact) f32_column(g, kernel, a32, n, scratch_row, tile, c);
+  });
 }
 
 // B as [K, N]: for a run of columns, acc[r, :] += a[r, k] * B[k, run] over k.
