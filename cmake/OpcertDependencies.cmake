@@ -88,7 +88,6 @@ if(NOT OPCERT_WITH_POSTGRES STREQUAL "OFF")
   find_package(PostgreSQL QUIET)
 endif()
 opcert_resolve_option(OPCERT_WITH_POSTGRES PostgreSQL_FOUND "libpq (libpq-dev)")
-set(OPCERT_HAVE_POSTGRES ${OPCERT_WITH_POSTGRES_ENABLED})
 
 # The chart library the dashboard copies beside its pages (libjs-chart.js): found at configure
 # time, read when `opcert dashboard` runs; OPCERT_CHARTJS overrides it then.

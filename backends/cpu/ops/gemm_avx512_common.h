@@ -103,4 +103,21 @@ static inline void pack_rows_transposed(int64_t rows, int64_t depth, int32_t R, 
   }
 }
 
+/// The lowest n bits set (all 32 from n = 32 on): the live lanes of a tail of n 16-bit elements.
+static inline __mmask32 low_bits32(int64_t n) {
+  return n >= 32 ? ~__mmask32(0) : static_cast<__mmask32>((1u << n) - 1);
+}
+
+/// Calls fixed.template operator()<R>() with R = rows for 1 to 3 and R = 4 otherwise: the dot-row
+/// kernels take up to 4 rows at a time, each count its own unrolled instance.
+template <class Fixed>
+static inline decltype(auto) with_dot_rows(int64_t rows, Fixed&& fixed) {
+  switch (rows) {
+    case 1: return fixed.template operator()<1>();
+    case 2: return fixed.template operator()<2>();
+    case 3: return fixed.template operator()<3>();
+    default: return fixed.template operator()<4>();
+  }
+}
+
 }  // namespace opcert::cpu::avx512

@@ -107,12 +107,7 @@ void f32_dot_rows_fixed(const float* a, int64_t lda, const float* b, int64_t n, 
 }
 
 void f32_dot_rows(const float* a, int64_t lda, int64_t rows, const float* b, int64_t n, float* out) {
-  switch (rows) {
-    case 1: return f32_dot_rows_fixed<1>(a, lda, b, n, out);
-    case 2: return f32_dot_rows_fixed<2>(a, lda, b, n, out);
-    case 3: return f32_dot_rows_fixed<3>(a, lda, b, n, out);
-    default: return f32_dot_rows_fixed<4>(a, lda, b, n, out);
-  }
+  avx512::with_dot_rows(rows, [&]<int R>() { f32_dot_rows_fixed<R>(a, lda, b, n, out); });
 }
 
 // int8 dot products widened to int16 pairs (vpmaddwd): exact int32 sums.
@@ -121,7 +116,7 @@ void i8_dot_rows_fixed(const int8_t* a, int64_t lda, const int8_t* b, int64_t n,
   __m512i acc[R];
   for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_si512();
   for (int64_t k = 0; k < n; k += 32) {
-    const __mmask32 live = n - k >= 32 ? ~__mmask32(0) : static_cast<__mmask32>((1u << (n - k)) - 1);
+    const __mmask32 live = avx512::low_bits32(n - k);
     const __m512i bv = _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(live, b + k));
     for (int r = 0; r < R; ++r) {
       const __m512i av = _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(live, a + r * lda + k));
@@ -132,12 +127,7 @@ void i8_dot_rows_fixed(const int8_t* a, int64_t lda, const int8_t* b, int64_t n,
 }
 
 void i8_dot_rows(const int8_t* a, int64_t lda, int64_t rows, const int8_t* b, int64_t n, int32_t* out) {
-  switch (rows) {
-    case 1: return i8_dot_rows_fixed<1>(a, lda, b, n, out);
-    case 2: return i8_dot_rows_fixed<2>(a, lda, b, n, out);
-    case 3: return i8_dot_rows_fixed<3>(a, lda, b, n, out);
-    default: return i8_dot_rows_fixed<4>(a, lda, b, n, out);
-  }
+  avx512::with_dot_rows(rows, [&]<int R>() { i8_dot_rows_fixed<R>(a, lda, b, n, out); });
 }
 
 void pack_f32_rows(const float* src, int64_t ld, int64_t rows, int64_t kc, int32_t R, float* dst) {

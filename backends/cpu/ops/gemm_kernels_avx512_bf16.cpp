@@ -68,8 +68,6 @@ struct LeastMagnitude {
   }
 };
 
-__mmask32 low_bits32(int64_t n) { return n >= 32 ? ~__mmask32(0) : static_cast<__mmask32>((1u << n) - 1); }
-
 template <int R>
 uint16_t bf16_dot_rows_fixed(const uint16_t* a, int64_t lda, const uint16_t* b, int64_t n, float* out) {
   __m512 acc[R][2];
@@ -86,7 +84,7 @@ uint16_t bf16_dot_rows_fixed(const uint16_t* a, int64_t lda, const uint16_t* b, 
     }
   }
   for (; k < n; k += 32) {
-    const __mmask32 live = low_bits32(n - k);
+    const __mmask32 live = avx512::low_bits32(n - k);
     const __m512i bv = _mm512_maskz_loadu_epi16(live, b + k);
     least.add(bv);
     for (int r = 0; r < R; ++r)
@@ -97,12 +95,7 @@ uint16_t bf16_dot_rows_fixed(const uint16_t* a, int64_t lda, const uint16_t* b, 
 }
 
 uint16_t bf16_dot_rows(const uint16_t* a, int64_t lda, int64_t rows, const uint16_t* b, int64_t n, float* out) {
-  switch (rows) {
-    case 1: return bf16_dot_rows_fixed<1>(a, lda, b, n, out);
-    case 2: return bf16_dot_rows_fixed<2>(a, lda, b, n, out);
-    case 3: return bf16_dot_rows_fixed<3>(a, lda, b, n, out);
-    default: return bf16_dot_rows_fixed<4>(a, lda, b, n, out);
-  }
+  return avx512::with_dot_rows(rows, [&]<int R>() { return bf16_dot_rows_fixed<R>(a, lda, b, n, out); });
 }
 
 // A K pair is one 32-bit lane: the 16 x 16 transposes of the fp32 packing move pairs unchanged.
@@ -110,7 +103,7 @@ uint16_t pack_bf16_pair_rows(const uint16_t* src, int64_t ld, int64_t rows, int6
   LeastMagnitude least;
   const int64_t kc2 = (kc + 1) / 2;
   avx512::pack_rows_transposed(rows, kc2, R, reinterpret_cast<float*>(dst), [&](int64_t r, int64_t q0, __mmask16) {
-    const __m512i pairs = _mm512_maskz_loadu_epi16(low_bits32(kc - 2 * q0), src + r * ld + 2 * q0);
+    const __m512i pairs = _mm512_maskz_loadu_epi16(avx512::low_bits32(kc - 2 * q0), src + r * ld + 2 * q0);
     least.add(pairs);
     return _mm512_castsi512_ps(pairs);
   });

@@ -186,15 +186,20 @@ bool gemm_remains(CudaContext& ctx, const Fp8Args& g) {
   return true;
 }
 
-void run(CudaContext& ctx, const Fp8Args& g) {
-  if (!gemm_remains(ctx, g)) return;
-  std::string why;
-  const auto path = choose_path(ctx, g, why);
+// Runs the call on `path` as choose_path gave it (nullopt: unsupported, `why` says why).
+void run_on_path(CudaContext& ctx, const Fp8Args& g, const std::optional<Fp8Path>& path, const std::string& why) {
   if (!path) throw sdk::Error(OPCERT_ERROR_UNSUPPORTED, why);
   if (*path == Fp8Path::kMma) return run_mma(ctx, g);
   const LtOperands o = lt_operands_of(g);
   if (*path == Fp8Path::kChannelEpilogue) return run_channel_epilogue(ctx, g, problem_of(g), o);
   run_cublaslt(ctx, g, problem_of(g), o);
+}
+
+void run(CudaContext& ctx, const Fp8Args& g) {
+  if (!gemm_remains(ctx, g)) return;
+  std::string why;
+  const auto path = choose_path(ctx, g, why);
+  run_on_path(ctx, g, path, why);
 }
 
 // Why the per-channel epilogue path cannot take the call, if it cannot.
@@ -241,23 +246,17 @@ bool skinny_leads(const Fp8Args& g) {
   }
 }
 
-// Whether the production key runs the skinny kernel: where it takes the call and leads, or where
-// the cuBLASLt key's path would end on the 128-row mma kernel (never measured at M <= 16, and
-// sized for large M) or nowhere.
-bool tuned_takes_skinny(CudaContext& ctx, const Fp8Args& g) {
-  if (skinny_unsupported(ctx, g)) return false;
-  if (skinny_leads(g)) return true;
-  std::string why;
-  const auto path = choose_path(ctx, g, why);
-  return !path || *path == Fp8Path::kMma;
-}
-
-// The production key: cuda.gemm_fp8.skinny where tuned_takes_skinny says so, the cuBLASLt key's
-// path otherwise.
+// The production key: cuda.gemm_fp8.skinny where it takes the call and leads, or where the cuBLASLt
+// key's path would end on the 128-row mma kernel (never measured at M <= 16, and sized for large
+// M) or nowhere; that path otherwise.
 void run_tuned(CudaContext& ctx, const Fp8Args& g) {
   if (!gemm_remains(ctx, g)) return;
-  if (tuned_takes_skinny(ctx, g)) return run_skinny(ctx, g);
-  run(ctx, g);
+  const bool skinny_takes_it = !skinny_unsupported(ctx, g);
+  if (skinny_takes_it && skinny_leads(g)) return run_skinny(ctx, g);
+  std::string why;
+  const auto path = choose_path(ctx, g, why);
+  if (skinny_takes_it && (!path || *path == Fp8Path::kMma)) return run_skinny(ctx, g);
+  run_on_path(ctx, g, path, why);
 }
 
 std::optional<std::string> tuned_unsupported(CudaContext& ctx, const Fp8Args& g) {

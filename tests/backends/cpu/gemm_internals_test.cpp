@@ -58,12 +58,13 @@ TEST(CpuNumeric, EncodersAgreeWithTheHarnessOnSpecialsTiesAndRandomBits) {
 }
 
 // Runs the fp32 driver on one ISA and returns C.
-std::vector<float> f32_gemm(Isa isa, const std::vector<float>& a, const std::vector<float>& b, int64_t m, int64_t n,
-                            int64_t k, const BlockScales* scales) {
+// Runs the driver on one ISA over the views a ([M, K]) and b, and returns C.
+std::vector<float> gemm_of_views(Isa isa, MatrixView a, MatrixView b, int64_t m, int64_t n, int64_t k,
+                                 const BlockScales* scales) {
   std::vector<float> c(static_cast<std::size_t>(m * n), -1.0f);
   F32Gemm g;
-  g.a = {a.data(), OPCERT_DTYPE_F32, k, 1};
-  g.b = {b.data(), OPCERT_DTYPE_F32, k, 1};
+  g.a = a;
+  g.b = b;
   g.m = m;
   g.n = n;
   g.k = k;
@@ -74,6 +75,11 @@ std::vector<float> f32_gemm(Isa isa, const std::vector<float>& a, const std::vec
   };
   run_f32_gemm(g, isa);
   return c;
+}
+
+std::vector<float> f32_gemm(Isa isa, const std::vector<float>& a, const std::vector<float>& b, int64_t m, int64_t n,
+                            int64_t k, const BlockScales* scales) {
+  return gemm_of_views(isa, {a.data(), OPCERT_DTYPE_F32, k, 1}, {b.data(), OPCERT_DTYPE_F32, k, 1}, m, n, k, scales);
 }
 
 class GemmKernels : public ::testing::TestWithParam<int64_t> {};
@@ -134,20 +140,8 @@ INSTANTIATE_TEST_SUITE_P(Cpu, GemmKernels, ::testing::Values(int64_t{45}, int64_
 template <class Bits>
 std::vector<float> stored_gemm(Isa isa, int32_t dtype, const std::vector<Bits>& a, const std::vector<Bits>& b, int64_t m,
                                int64_t n, int64_t k, bool kn, const BlockScales* scales = nullptr) {
-  std::vector<float> c(static_cast<std::size_t>(m * n), -1.0f);
-  F32Gemm g;
-  g.a = {a.data(), dtype, k, 1};
-  g.b = kn ? MatrixView{b.data(), dtype, 1, n} : MatrixView{b.data(), dtype, k, 1};
-  g.m = m;
-  g.n = n;
-  g.k = k;
-  g.block_scales = scales;
-  g.epilogue = [&](int64_t m0, int64_t n0, int64_t mc, int64_t nc, const float* acc, int64_t ld) {
-    for (int64_t i = 0; i < mc; ++i)
-      for (int64_t j = 0; j < nc; ++j) c[static_cast<std::size_t>((m0 + i) * n + n0 + j)] = acc[i * ld + j];
-  };
-  run_f32_gemm(g, isa);
-  return c;
+  return gemm_of_views(isa, {a.data(), dtype, k, 1},
+                       kn ? MatrixView{b.data(), dtype, 1, n} : MatrixView{b.data(), dtype, k, 1}, m, n, k, scales);
 }
 
 class PairKernels : public ::testing::TestWithParam<int64_t> {};
