@@ -9,12 +9,15 @@
 #include <vector>
 
 namespace opcert {
-namespace {
 
 // The slice of NVML's C API that opcert calls, declared from NVML's reference (nvml.h is not in
-// every toolkit install; these entry points and values are stable across drivers).
+// every toolkit install; these entry points and values are stable across drivers). The types are
+// outside the anonymous namespace: GpuMonitor::Nvml, a member of a named class, holds them.
 using NvmlReturn = int;  // nvmlReturn_t
 using NvmlDevice = struct NvmlDeviceOpaque*;  // nvmlDevice_t
+
+namespace {
+
 constexpr NvmlReturn kNvmlSuccess = 0;
 constexpr int kClockSm = 1;   // NVML_CLOCK_SM
 constexpr int kClockMem = 2;  // NVML_CLOCK_MEM

@@ -46,7 +46,7 @@ bool reference_available() {
 
 std::string reference_library() {
 #ifdef OPCERT_REFERENCE_HAS_TORCH
-  return std::string("LibTorch ") + TORCH_VERSION + ", fp64 on the CPU";
+  return fmt::format("LibTorch {}, fp64 on the CPU", TORCH_VERSION);
 #else
   return "";
 #endif
