@@ -177,6 +177,9 @@ class BenchEngine {
         prepared->launch();
         record_check(job, prepared->check());
         job.published_bytes = prepared->published_bytes();
+        // The record names what was timed: the call as the backend says once it has run it (the
+        // answer before the run may name a first choice the backend then had to leave).
+        if (std::string ran = prepared->library_call(); !ran.empty()) job.library_call = std::move(ran);
         if (job.check->status == Status::kError) {
           job.error = job.check->message;
           return false;

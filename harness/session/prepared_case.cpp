@@ -74,6 +74,14 @@ PreparedCase::~PreparedCase() {
 
 void PreparedCase::launch() { backend_->run(call_.call()); }
 
+std::string PreparedCase::library_call() {
+  try {
+    return backend_->query(call_.call()).library_call;
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
 std::size_t PreparedCase::device_bytes() const {
   std::size_t total = 0;
   for (const auto& t : inputs_) total += t.bytes.size();

@@ -40,6 +40,11 @@ class PreparedCase {
   /// (PASSED, FAILED, MISTRUSTED or ERROR). Call after a launch.
   CaseResult check();
 
+  /// The library call the backend says this call makes, asked now (query_op; "" when it does not
+  /// say or the query fails). After a launch it names what ran: a backend may learn only then that
+  /// its first choice refuses the call and fall back to another.
+  std::string library_call();
+
   /// Bytes the backend moved into the outputs after the last launch, at check(): work that lay
   /// outside the timed launch. 0 for a backend that writes its outputs in the launch.
   uint64_t published_bytes() const { return published_bytes_; }

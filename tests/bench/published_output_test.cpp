@@ -50,6 +50,19 @@ TEST(PublishedOutputs, BenchRecordsTheBytesPublishedAfterTimingAndTheLibraryCall
   }
 }
 
+// A library that refuses at run time the call it listed, and falls back: the record names the call
+// that was timed, the fallback, not the first choice that query_op named before the run.
+TEST(PublishedOutputs, BenchRecordsTheCallThatRanWhenTheFirstChoiceFellBack) {
+  TempDir dir;
+  const std::string out = dir.path() + "/out";
+  const auto r = run_opcert(plugin_args("bench", out) + " --benchmark_min_time=0.01 --max-time 1",
+                            "OPCERT_TEST_DEFERRED_FALLBACK=1");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const json report = read_json(fs::path(out) / "report.json");
+  ASSERT_EQ(report.at("benchmarks").size(), 1u);
+  EXPECT_EQ(report.at("benchmarks")[0].at("library_call"), "host_softmax(x), deferred_softmax having refused it");
+}
+
 TEST(PublishedOutputs, ListNamesTheLibraryCallPerCaseAndTheReasonOfADecline) {
   const auto r = run_opcert(std::string("list --plugin ") + TEST_DEFERRED_PLUGIN + " --backend deferred --suite " +
                             TIMED_SUITE + " --json");

@@ -3,9 +3,12 @@
 // Implementation "deferred.softmax.pending" names its library call. With a host older than 1.1 it
 // writes the output in run_op. A host that read the outputs without publishing would see the
 // NaNs run_op plants there, and the check would fail.
+// With OPCERT_TEST_DEFERRED_FALLBACK=1 its first choice is refused at run time, as a library may
+// refuse a call it listed: it falls back, and from then on names the fallback as its library call.
 #include <opcert/sdk/backend.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -26,7 +29,10 @@ class Deferred : public opcert::sdk::Backend, public opcert::sdk::OutputPublishe
     opcert::sdk::Implementation impl{"deferred.softmax.pending", "softmax", "fp32 softmax published after timing",
                                      [](const OpCall& call) { return opcert::test_plugin::query_fp32_softmax(call, "deferred"); },
                                      [this](const OpCall& call) { run(call); }};
-    impl.library_call = [](const OpCall&) { return std::string("deferred_softmax(x) into a buffer of its own"); };
+    impl.library_call = [this](const OpCall&) {
+      return std::string(fell_back_ ? "host_softmax(x), deferred_softmax having refused it"
+                                    : "deferred_softmax(x) into a buffer of its own");
+    };
     add(std::move(impl));
   }
 
@@ -46,6 +52,8 @@ class Deferred : public opcert::sdk::Backend, public opcert::sdk::OutputPublishe
 
  private:
   void run(const OpCall& call) {
+    if (const char* v = std::getenv("OPCERT_TEST_DEFERRED_FALLBACK"); v != nullptr && std::strcmp(v, "1") == 0)
+      fell_back_ = true;
     opcert::test_plugin::run_fp32_softmax(call);
     if (host_abi_minor() < 1) return;
     // Keep the result, and leave NaN in the output until it is published.
@@ -56,6 +64,7 @@ class Deferred : public opcert::sdk::Backend, public opcert::sdk::OutputPublishe
   }
 
   std::map<const void*, std::vector<float>> pending_;  // by the output's data pointer
+  bool fell_back_ = false;
 };
 
 }  // namespace

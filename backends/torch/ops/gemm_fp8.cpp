@@ -3,13 +3,18 @@
 // recipe for DeepSeek-style block scales (LibTorch with _scaled_mm_v2, 2.10 on). Where torch has
 // no fused call (the host, e5m2 x e5m2, a bias with fp32 output, other block sizes) or refuses
 // one, torch's decomposition: decode fp8 to fp32, matmul in fp32 (fp8 products are exact in
-// fp32), apply the scales, add the bias, round once to the output. query_op names the route.
+// fp32), apply the scales, add the bias, round once to the output. query_op names the route; once
+// torch has refused a fused call at run time, it names the decomposition that ran in its place,
+// with torch's reason (a bench record names what it timed: harness/bench asks after the first run).
 // Operands: the SDK's parse_gemm_fp8.
 #include <opcert/sdk/checked_implementation.h>
 #include <opcert/sdk/ops/gemm_fp8.h>
 
 #include <algorithm>
 #include <atomic>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <string>
 
 #include "fp8_codec.h"
@@ -51,6 +56,36 @@ Route route(const sdk::GemmFp8Operands& g, std::string* why = nullptr) {
   return Route::kScaledMm;
 }
 
+// The calls torch refused at run time, by their operands' shape and dtypes (a refusal may hang on
+// M alone: strides of an [M, K/128] scale at M = 1), with the first line of torch's error.
+class Refusals {
+ public:
+  static std::string key(const sdk::GemmFp8Operands& g) {
+    return std::to_string(static_cast<int>(g.scaling)) + ' ' + std::to_string(g.a->dtype()) + ' ' +
+           std::to_string(g.b->dtype()) + ' ' + std::to_string(g.c->dtype()) + ' ' + std::to_string(g.bias.has_value()) +
+           ' ' + std::to_string(g.m) + ' ' + std::to_string(g.n) + ' ' + std::to_string(g.k) + ' ' +
+           std::to_string(g.a->device().index);
+  }
+  void add(const sdk::GemmFp8Operands& g, const std::string& error) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    by_call_.emplace(key(g), error.substr(0, error.find('\n')));
+  }
+  std::optional<std::string> find(const sdk::GemmFp8Operands& g) const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = by_call_.find(key(g));
+    return it == by_call_.end() ? std::nullopt : std::optional<std::string>(it->second);
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, std::string> by_call_;
+};
+
+Refusals& refusals() {
+  static Refusals r;
+  return r;
+}
+
 const char* torch_dtype_name(int32_t dtype) {
   switch (dtype) {
     case OPCERT_DTYPE_BF16: return "torch.bfloat16";
@@ -59,19 +94,24 @@ const char* torch_dtype_name(int32_t dtype) {
   }
 }
 
-std::string library_call(const sdk::GemmFp8Operands& g) {
+// The fused call of a route, as a torch user writes it.
+std::string fused_call(Route r, const sdk::GemmFp8Operands& g) {
   const std::string bias = g.bias ? ", bias=bias" : "";
   const std::string out = torch_dtype_name(g.c->dtype());
+  if (r == Route::kScaledMmBlockwise)
+    return "torch.nn.functional.scaled_mm(a, b.t(), scale_a, ScalingType.BlockWise1x128, scale_b.t(), "
+           "ScalingType.BlockWise128x128" + bias + ", output_dtype=" + out + ")";
+  return g.scaling == sdk::Fp8Scaling::kChannel
+             ? "torch._scaled_mm(a, b.t(), scale_a[M,1], scale_b[1,N]" + bias + ", out_dtype=" + out + ")"
+             : "torch._scaled_mm(a, b.t(), scale_a, scale_b" + bias + ", out_dtype=" + out + ")";
+}
+
+std::string library_call(const sdk::GemmFp8Operands& g) {
   std::string why;
-  switch (route(g, &why)) {
-    case Route::kScaledMm:
-      return g.scaling == sdk::Fp8Scaling::kChannel
-                 ? "torch._scaled_mm(a, b.t(), scale_a[M,1], scale_b[1,N]" + bias + ", out_dtype=" + out + ")"
-                 : "torch._scaled_mm(a, b.t(), scale_a, scale_b" + bias + ", out_dtype=" + out + ")";
-    case Route::kScaledMmBlockwise:
-      return "torch.nn.functional.scaled_mm(a, b.t(), scale_a, ScalingType.BlockWise1x128, scale_b.t(), "
-             "ScalingType.BlockWise128x128" + bias + ", output_dtype=" + out + ")";
-    case Route::kDecomposition: break;
+  if (const Route r = route(g, &why); r != Route::kDecomposition) {
+    const std::optional<std::string> refused = refusals().find(g);
+    if (!refused) return fused_call(r, g);
+    why = "torch refused " + fused_call(r, g) + ": " + *refused;
   }
   return "decomposition: fp8 decoded to fp32, torch.mm" +
          std::string(g.scaling == sdk::Fp8Scaling::kBlock ? " per 128-wide K block" : "") + ", scales, bias (" + why + ")";
@@ -87,7 +127,7 @@ at::ScalarType native_fp8(const sdk::Tensor& t) {
 }
 
 // torch's fused call for the route, or nullopt where torch refuses it at run time (a GPU it does
-// not support), so that the decomposition runs instead.
+// not support), so that the decomposition runs instead; the refusal is kept for library_call.
 c10::optional<at::Tensor> fused(Route r, const sdk::GemmFp8Operands& g, const at::Tensor& a, const at::Tensor& b,
                                 const at::Tensor& a_scale, const at::Tensor& b_scale,
                                 const c10::optional<at::Tensor>& bias, at::ScalarType out_dtype) {
@@ -126,7 +166,8 @@ c10::optional<at::Tensor> fused(Route r, const sdk::GemmFp8Operands& g, const at
                             /*use_fast_accum=*/false);
     }
 #endif
-  } catch (const c10::Error&) {
+  } catch (const c10::Error& e) {
+    refusals().add(g, e.what_without_backtrace());
   }
   (void)r, (void)g, (void)a, (void)b, (void)a_scale, (void)b_scale, (void)bias, (void)out_dtype;
   return c10::nullopt;
