@@ -68,7 +68,7 @@ class Refusals {
   }
   void add(const sdk::GemmFp8Operands& g, const std::string& error) {
     const std::lock_guard<std::mutex> lock(mutex_);
-    by_call_.emplace(key(g), error.substr(0, error.find('\n')));
+    by_call_.emplace(key(g), error.substr(0, error.find('\n')));  // the first refusal stays
   }
   std::optional<std::string> find(const sdk::GemmFp8Operands& g) const {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -166,6 +166,8 @@ c10::optional<at::Tensor> fused(Route r, const sdk::GemmFp8Operands& g, const at
                             /*use_fast_accum=*/false);
     }
 #endif
+  } catch (const c10::OutOfMemoryError&) {
+    throw;  // not a refusal of the call: the next launch may well take it
   } catch (const c10::Error& e) {
     refusals().add(g, e.what_without_backtrace());
   }
@@ -194,7 +196,9 @@ void run(const sdk::GemmFp8Operands& g) {
   const at::Tensor a = wrap(*g.a), b = wrap(*g.b);
   const at::Tensor a_scale = wrap(*g.a_scale), b_scale = wrap(*g.b_scale);
   const c10::optional<at::Tensor> bias = wrap(g.bias);
-  if (const Route r = route(g); r != Route::kDecomposition)
+  // A call torch refused once goes straight to the decomposition: the timed launch holds what
+  // library_call names and no refused attempt before it.
+  if (const Route r = route(g); r != Route::kDecomposition && !refusals().find(g))
     if (auto result = fused(r, g, a, b, a_scale, b_scale, bias, out_dtype)) return write_output(out, *result);
   const at::Tensor af = fp8_to_float(a, g.a->dtype()), bf = fp8_to_float(b, g.b->dtype());
   at::Tensor acc;
