@@ -4,8 +4,12 @@
 // 1 invalid (each problem named), 2 unusable input.
 #include <fmt/format.h>
 
+#include <stdlib.h>  // mkdtemp
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <random>
 #include <set>
@@ -61,7 +65,8 @@ Rerun rerun_case(const Candidate& c, const std::string& backend, const std::stri
                     " --no-peer --progress plain --out " + shell_quote(out.string());
   if (!plugin.empty()) cmd += " --plugin " + shell_quote(plugin);
   if (!golden.empty()) cmd += " --golden " + shell_quote(fs::absolute(golden).string());
-  cmd += " > " + shell_quote((work / "rerun.log").string()) + " 2>&1";
+  const fs::path log = out.string() + ".log";
+  cmd += " > " + shell_quote(log.string()) + " 2>&1";
   const int status = std::system(cmd.c_str());
   if (status == -1) return {std::string("could not start opcert")};
   Rerun rerun{std::string("the rerun has no result for it")};
@@ -72,7 +77,7 @@ Rerun rerun_case(const Candidate& c, const std::string& backend, const std::stri
     for (const auto& r : report.results)
       if (r.case_id == c.case_id && r.impl_key == c.impl) rerun.got = r.status;
   } catch (const std::exception& e) {
-    rerun.got = fmt::format("no report ({}); see {}", e.what(), (work / "rerun.log").string());
+    rerun.got = fmt::format("no report ({}); see {}", e.what(), log.string());
   }
   return rerun;
 }
@@ -103,8 +108,14 @@ void rerun(const VerifyOutcome& outcome, const fs::path& bundle, const VerifyFla
   std::mt19937_64 rng(seed);
   std::shuffle(candidates.begin(), candidates.end(), rng);
   candidates.resize(std::min<std::size_t>(candidates.size(), static_cast<std::size_t>(flags.rerun)));
-  const fs::path work = fs::temp_directory_path() / fmt::format("opcert-verify-{}", seed);
-  fs::create_directories(work);
+  // A folder of this verify's own: two verifies with the same seed (two CI jobs, two tests at once)
+  // must not share one, nor remove the other's.
+  std::string pattern = (fs::temp_directory_path() / fmt::format("opcert-verify-{}-XXXXXX", seed)).string();
+  if (::mkdtemp(pattern.data()) == nullptr)
+    throw InputError(fmt::format("verify --rerun: cannot create a folder for the reruns in {}: {}; set TMPDIR to a "
+                                 "writable folder",
+                                 fs::temp_directory_path().string(), std::strerror(errno)));
+  const fs::path work = pattern;
   // A Python backend's code is its package, not the bridge library: the package that reran must be
   // the certified one, as --plugin's library must be.
   const json package = backend.value("package", json(nullptr));
@@ -130,9 +141,12 @@ void rerun(const VerifyOutcome& outcome, const fs::path& bundle, const VerifyFla
                                      status ? std::string(status_name(*status)) : std::get<std::string>(got)));
     }
   }
-  fs::remove_all(work);
-  notes.push_back(fmt::format("re-ran {} case(s) chosen with --rerun-seed {}: {} reproduced their verdict",
-                              candidates.size(), seed, reproduced));
+  // The reruns' reports and logs stay where one did not reproduce: the problems point into them.
+  const bool all_reproduced = reproduced == static_cast<int>(candidates.size());
+  if (all_reproduced) fs::remove_all(work);
+  notes.push_back(fmt::format("re-ran {} case(s) chosen with --rerun-seed {}: {} reproduced their verdict{}",
+                              candidates.size(), seed, reproduced,
+                              all_reproduced ? "" : fmt::format(" (their reports and logs: {})", work.string())));
 }
 
 }  // namespace

@@ -185,6 +185,25 @@ TEST_F(Certify, APluginMadeWrongIsNotCertifiedAndItsRerunDoesNotReproduce) {
   const auto v = run_opcert("verify " + bundle + " --plugin " + plugin + " --rerun 6 --rerun-seed 1");
   EXPECT_EQ(v.exit_code, 1) << v.out << v.err;
   EXPECT_NE(v.out.find("recorded FAILED, got PASSED"), std::string::npos) << v.out;
+  // The reruns' reports and logs stay for a look, in a folder of this verify's own: a second verify
+  // with the same seed (another job at the same time) gets another folder and leaves this one be.
+  const auto rerun_folder = [](const std::string& out) {
+    const std::string mark = "(their reports and logs: ";
+    const auto at = out.find(mark);
+    return at == std::string::npos ? std::string() : out.substr(at + mark.size(), out.find(')', at) - at - mark.size());
+  };
+  const std::string first = rerun_folder(v.out);
+  ASSERT_FALSE(first.empty()) << v.out;
+  bool has_log = false;
+  for (const auto& e : fs::directory_iterator(first)) has_log = has_log || e.path().extension() == ".log";
+  EXPECT_TRUE(has_log) << first;
+  const auto again = run_opcert("verify " + bundle + " --plugin " + plugin + " --rerun 6 --rerun-seed 1");
+  EXPECT_EQ(again.exit_code, 1) << again.out << again.err;
+  const std::string second = rerun_folder(again.out);
+  EXPECT_NE(second, first);
+  EXPECT_TRUE(fs::exists(first)) << first;
+  fs::remove_all(first);
+  if (!second.empty()) fs::remove_all(second);
   // A library other than the certified one is refused.
   const auto other = run_opcert("verify " + bundle + " --plugin " + std::string(TEST_TIMED_PLUGIN));
   EXPECT_EQ(other.exit_code, 1) << other.out;
