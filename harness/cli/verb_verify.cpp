@@ -4,12 +4,8 @@
 // 1 invalid (each problem named), 2 unusable input.
 #include <fmt/format.h>
 
-#include <stdlib.h>  // mkdtemp
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <random>
 #include <set>
@@ -110,12 +106,12 @@ void rerun(const VerifyOutcome& outcome, const fs::path& bundle, const VerifyFla
   candidates.resize(std::min<std::size_t>(candidates.size(), static_cast<std::size_t>(flags.rerun)));
   // A folder of this verify's own: two verifies with the same seed (two CI jobs, two tests at once)
   // must not share one, nor remove the other's.
-  std::string pattern = (fs::temp_directory_path() / fmt::format("opcert-verify-{}-XXXXXX", seed)).string();
-  if (::mkdtemp(pattern.data()) == nullptr)
-    throw InputError(fmt::format("verify --rerun: cannot create a folder for the reruns in {}: {}; set TMPDIR to a "
-                                 "writable folder",
-                                 fs::temp_directory_path().string(), std::strerror(errno)));
-  const fs::path work = pattern;
+  fs::path work;
+  try {
+    work = make_private_temp_dir(fmt::format("opcert-verify-{}-", seed));
+  } catch (const std::exception& e) {
+    throw InputError(fmt::format("verify --rerun: no folder for the reruns: {}; set TMPDIR to a writable folder", e.what()));
+  }
   // A Python backend's code is its package, not the bridge library: the package that reran must be
   // the certified one, as --plugin's library must be.
   const json package = backend.value("package", json(nullptr));

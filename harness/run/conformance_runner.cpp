@@ -1,7 +1,6 @@
 #include "run/conformance_runner.h"
 
 #include <fmt/format.h>
-#include <stdlib.h>
 
 #include <algorithm>
 #include <csignal>
@@ -68,12 +67,11 @@ void agree_or_end(World& world, std::exception_ptr setup_error) {
 
 // A private folder for the worker logs of a rank other than 0: they travel to rank 0 at the end.
 std::filesystem::path private_log_dir(int rank) {
-  const auto base = std::filesystem::temp_directory_path() / fmt::format("opcert-rank{}-XXXXXX", rank);
-  std::string pattern = base.string();
-  if (::mkdtemp(pattern.data()) == nullptr)
-    throw std::runtime_error(fmt::format("rank {}: cannot create a folder for its worker logs in {}", rank,
-                                         std::filesystem::temp_directory_path().string()));
-  return pattern;
+  try {
+    return make_private_temp_dir(fmt::format("opcert-rank{}-", rank));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("rank {}: no folder for its worker logs: {}", rank, e.what()));
+  }
 }
 
 // What every rank must share for rank 0's report to speak for its results: the suite file, the

@@ -1,7 +1,10 @@
 #include "session/run_paths.h"
 
+#include <stdlib.h>  // mkdtemp
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -53,6 +56,13 @@ std::string current_executable() {
   std::error_code ec;
   const auto path = std::filesystem::read_symlink("/proc/self/exe", ec);
   return ec ? std::string("/proc/self/exe") : path.string();
+}
+
+std::filesystem::path make_private_temp_dir(const std::string& prefix) {
+  std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "XXXXXX")).string();
+  if (::mkdtemp(pattern.data()) == nullptr)
+    throw std::runtime_error("cannot create " + pattern + ": " + std::strerror(errno));
+  return pattern;
 }
 
 std::string file_safe(const std::string& name) {

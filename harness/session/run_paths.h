@@ -27,6 +27,11 @@ std::string current_command_line();
 /// The absolute path of this executable (what workers exec), from /proc/self/exe.
 std::string current_executable();
 
+/// Creates a folder of this process's own under the system's temporary folder (TMPDIR):
+/// "<prefix>XXXXXX" with the X's made unique (mkdtemp), so that processes at the same time never
+/// share one. Throws std::runtime_error "cannot create <pattern>: <reason>" when it cannot.
+std::filesystem::path make_private_temp_dir(const std::string& prefix);
+
 /// A backend name made safe as a file name ("logs/<name>.worker.log").
 std::string file_safe(const std::string& name);
 

@@ -66,5 +66,18 @@ TEST(RunPaths, TimestampsAndNames) {
   EXPECT_EQ(file_safe("../evil/x y"), "_.._evil_x_y");
 }
 
+TEST(RunPaths, PrivateTempDirsAreNewFoldersOfTheirOwn) {
+  // Two processes (here two calls) asking with one prefix at once must never share a folder.
+  const std::filesystem::path a = make_private_temp_dir("opcert-test-private-");
+  const std::filesystem::path b = make_private_temp_dir("opcert-test-private-");
+  EXPECT_NE(a, b);
+  EXPECT_TRUE(std::filesystem::is_directory(a));
+  EXPECT_TRUE(std::filesystem::is_directory(b));
+  EXPECT_EQ(a.parent_path(), std::filesystem::temp_directory_path());
+  EXPECT_EQ(a.filename().string().rfind("opcert-test-private-", 0), 0u) << a;
+  std::filesystem::remove_all(a);
+  std::filesystem::remove_all(b);
+}
+
 }  // namespace
 }  // namespace opcert
