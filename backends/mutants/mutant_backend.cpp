@@ -75,6 +75,8 @@ class MutantBackend : public sdk::Backend, public cpu::CpuCollectives {
                                      {Defect::kScaleIgnored, "scale_ignored"},
                                      {Defect::kCausalTopLeft, "causal_top_left"},
                                      {Defect::kWindowOffByOne, "window_off_by_one"},
+                                     {Defect::kDescaleIgnored, "descale_ignored"},
+                                     {Defect::kVDescaleFromK, "v_descale_from_k"},
                                      {Defect::kTruncatedOutput, "truncated_output"}}});
     add_op<sdk::NormOperands>({"rms_norm", sdk::parse_rms_norm, norm, norm_limits,
                                {{Defect::kNone, "correct"},

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "model/dtype.h"
@@ -33,6 +34,11 @@ double misrounded(opcert_dtype dtype, double v, Defect defect) {
     else r = std::fmod(lo / spacing, 2.0) == 1.0 ? lo : hi;
   }
   return std::copysign(r, v);
+}
+
+// fp8 attention: the factor of descale [B, Hkv] for batch entry b and KV head g; 1 when not given.
+double descale_of(const std::optional<Tensor>& descale, int64_t b, int64_t g, int64_t hkv) {
+  return descale ? ld(*descale, b * hkv + g) : 1.0;
 }
 
 void st(const Tensor& t, int64_t i, double v, Defect defect = Defect::kNone) {
@@ -150,9 +156,15 @@ void attention(const sdk::AttentionOperands& a, Defect defect) {
   const double scale = defect == Defect::kScaleIgnored ? 1.0 : a.scale;
   const bool causal = a.causal;
   const int64_t window = a.window_left, group = a.group();
+  const bool descaled = defect != Defect::kDescaleIgnored;
+  const auto& v_descale = defect == Defect::kVDescaleFromK ? a.k_descale : a.v_descale;
   for (int64_t bi = 0; bi < B; ++bi)
     for (int64_t h = 0; h < Hq; ++h) {
       const int64_t kvh = defect == Defect::kWrongGqaMapping ? h % Hkv : h / group;
+      // Dequantized exactly in fp64 (fp8 codes times their group's descale); 1 for other dtypes.
+      const double qd = descaled ? descale_of(a.q_descale, bi, kvh, Hkv) : 1.0;
+      const double kd = descaled ? descale_of(a.k_descale, bi, kvh, Hkv) : 1.0;
+      const double vd = descaled ? descale_of(v_descale, bi, kvh, Hkv) : 1.0;
       for (int64_t i = 0; i < Sq; ++i) {
         const int64_t diagonal = defect == Defect::kCausalTopLeft ? i : i + Skv - Sq + (defect == Defect::kCausalOffByOne ? 1 : 0);
         const int64_t narrower = defect == Defect::kWindowOffByOne ? 1 : 0;
@@ -163,7 +175,7 @@ void attention(const sdk::AttentionOperands& a, Defect defect) {
           if (window >= 0 && j < i + Skv - Sq - window + narrower) continue;
           double dot = 0.0;
           for (int64_t d = 0; d < D; ++d)
-            dot += ld(q, ((bi * Sq + i) * Hq + h) * D + d) * ld(k, ((bi * Skv + j) * Hkv + kvh) * D + d);
+            dot += ld(q, ((bi * Sq + i) * Hq + h) * D + d) * qd * ld(k, ((bi * Skv + j) * Hkv + kvh) * D + d) * kd;
           s.push_back(scale * dot);
           keys.push_back(j);
         }
@@ -172,7 +184,7 @@ void attention(const sdk::AttentionOperands& a, Defect defect) {
         for (double& x : s) sum += (x = std::exp(x - mx));
         for (int64_t d = 0; d < D; ++d) {
           double acc = 0.0;
-          for (std::size_t j = 0; j < keys.size(); ++j) acc += s[j] / sum * ld(v, ((bi * Skv + keys[j]) * Hkv + kvh) * D + d);
+          for (std::size_t j = 0; j < keys.size(); ++j) acc += s[j] / sum * ld(v, ((bi * Skv + keys[j]) * Hkv + kvh) * D + d) * vd;
           st(o, ((bi * Sq + i) * Hq + h) * D + d, acc, defect);
         }
         if (lse) st(*lse, (bi * Hq + h) * Sq + i, keys.empty() ? -std::numeric_limits<double>::infinity() : mx + std::log(sum));

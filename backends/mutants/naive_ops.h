@@ -34,6 +34,8 @@ enum class Defect {
   kScaleIgnored,          // attention: scores not scaled (scale 1 instead of the attribute or 1/sqrt(D))
   kCausalTopLeft,         // attention: the causal mask aligned top-left (j <= i), not bottom-right
   kWindowOffByOne,        // attention: the sliding window one key narrower than window_left says
+  kDescaleIgnored,        // fp8 attention: q_descale, k_descale and v_descale ignored (codes taken as values)
+  kVDescaleFromK,         // fp8 attention: v dequantized with k_descale instead of v_descale
   kWeightDropped,         // rms_norm, layer_norm: the weight never applied
   kMeanOffByOne,          // rms_norm: the mean of squares divided by H - 1
   kUnbiasedVariance,      // layer_norm: the variance divided by H - 1 (torch.var's default)

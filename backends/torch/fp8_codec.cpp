@@ -82,6 +82,14 @@ at::Tensor fp8_to_float(const at::Tensor& bytes, int32_t dtype) {
 #endif
 }
 
+at::Tensor fp8_to(const at::Tensor& bytes, int32_t dtype, at::ScalarType type) {
+#if OPCERT_TORCH_AT_LEAST(2, 1)
+  return bytes.view(native_fp8(dtype)).to(type);
+#else
+  return fp8_to_float(bytes, dtype).to(type);
+#endif
+}
+
 at::Tensor float_to_fp8(const at::Tensor& x, int32_t dtype, bool in_range) {
 #if OPCERT_TORCH_AT_LEAST(2, 1)
   // torch's fp8 cast does not saturate (e4m3fn overflow becomes NaN): clamp first, as the

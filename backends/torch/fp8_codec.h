@@ -19,6 +19,10 @@ uint8_t fp8_encode(float x, int32_t dtype);
 /// fp32 tensor of the values of an fp8 byte tensor, on its device.
 at::Tensor fp8_to_float(const at::Tensor& bytes, int32_t dtype);
 
+/// The values of an fp8 byte tensor as `type` (one cast, as a torch user's `x.to(type)`; before
+/// 2.1 through fp32, which holds every fp8 value), on its device.
+at::Tensor fp8_to(const at::Tensor& bytes, int32_t dtype, at::ScalarType type);
+
 /// fp8 byte tensor (kByte) of a floating tensor's values, rounded as fp8_encode does.
 /// `in_range`: x is already within the format's finite range (a quantizer clamped it), so the
 /// saturating clamp is skipped, as a torch user's `.to(torch.float8_e4m3fn)` after a clamp.

@@ -46,6 +46,11 @@ struct OutputTolerance {
 /// Unit roundoff of fp32 accumulation, which every op's contract assumes (docs/OPS.md).
 inline constexpr double kAccumulationRoundoff = 0x1.0p-24;
 
+/// Hopper's fp8 tensor cores keep about 14 significant bits in their accumulators (DeepSeek-V3
+/// technical report, section 3.3.2), and torch's _scaled_mm on an H100 shows errors of that size:
+/// the accumulation roundoff of sums of fp8 products (gemm_fp8, fp8 attention) is 2^-14.
+inline constexpr double kFp8TensorCoreRoundoff = 0x1.0p-14;
+
 /// Smallest positive value of a dtype (its least subnormal): the absolute floor of every bound.
 double least_subnormal(opcert_dtype dtype);
 

@@ -175,6 +175,16 @@ Case attention_window() {
                    {{"causal", int64_t{1}}, {"window_left", int64_t{8}}});
 }
 
+// fp8 GQA with descales: codes over e4m3's range, a factor amax / 448 per (batch entry, KV head),
+// as the suites' fp8 cases, so each descale moves o (and the k and v factors differ).
+Case attention_fp8_descaled() {
+  std::vector<TensorSpec> in{operand("q", OPCERT_DTYPE_F8_E4M3FN, {2, 32, 4, 64}, -448, 448),
+                             operand("k", OPCERT_DTYPE_F8_E4M3FN, {2, 32, 2, 64}, -448, 448),
+                             operand("v", OPCERT_DTYPE_F8_E4M3FN, {2, 32, 2, 64}, -448, 448)};
+  for (const char* name : {"q_descale", "k_descale", "v_descale"}) in.push_back(operand(name, OPCERT_DTYPE_F32, {2, 2}, 0.5 / 448, 2.0 / 448));
+  return make_case("attention", in, {operand("o", OPCERT_DTYPE_BF16, {2, 32, 4, 64})}, {{"causal", int64_t{1}}});
+}
+
 Case rms_norm_weighted() {
   return make_case("rms_norm", {operand("x", OPCERT_DTYPE_F32, {4, 256}), operand("weight", OPCERT_DTYPE_F32, {256}, 0.5, 1.5)},
                    {operand("y", OPCERT_DTYPE_F32, {4, 256})});
@@ -230,6 +240,8 @@ const Mutation kMutations[] = {
     {"mutants.rope.wrong_style", rope_fp32},
     {"mutants.rope.positions_ignored", rope_positions},
     {"mutants.softmax.last_dropped", softmax_fp32},
+    {"mutants.attention.descale_ignored", attention_fp8_descaled},
+    {"mutants.attention.v_descale_from_k", attention_fp8_descaled},
 };
 
 class MutationTest : public ::testing::TestWithParam<Mutation> {};

@@ -1,5 +1,6 @@
 // The attention parser (opcert/sdk/ops/attention.h) against docs/OPS.md: BSHD and varlen, GQA,
-// lse, the attributes and their defaults; every violation named; cu_seqlens values at run time.
+// lse, the attributes and their defaults, fp8 e4m3fn with its descales and bf16 output; every
+// violation named; cu_seqlens values at run time.
 #include <gtest/gtest.h>
 #include <opcert/sdk/ops/attention.h>
 
@@ -12,6 +13,7 @@ namespace opcert::sdk::test {
 namespace {
 
 constexpr int32_t kBf16 = OPCERT_DTYPE_BF16, kF32 = OPCERT_DTYPE_F32, kI32 = OPCERT_DTYPE_I32;
+constexpr int32_t kE4m3 = OPCERT_DTYPE_F8_E4M3FN;
 
 // q [B, Sq, Hq, D], k and v [B, Skv, Hkv, D], o as q.
 TestCall bshd(int64_t b, int64_t sq, int64_t skv, int64_t hq, int64_t hkv, int64_t d, int32_t dtype = kBf16) {
@@ -88,7 +90,7 @@ TEST(AttentionParser, EmptySequencesAreCalls) {
 TEST(AttentionParser, Violations) {
   auto reason = [](TestCall c) { return c.parse(parse_attention).reason; };
   EXPECT_EQ(reason(bshd(1, 4, 4, 3, 2, 64)), "q has 3 heads and k 2, expected Hq a multiple of Hkv (GQA/MQA)");
-  EXPECT_EQ(reason(bshd(1, 4, 4, 2, 2, 64, OPCERT_DTYPE_I8)), "q must be fp16/bf16/fp32 (got int8)");
+  EXPECT_EQ(reason(bshd(1, 4, 4, 2, 2, 64, OPCERT_DTYPE_I8)), "q must be fp16/bf16/fp32/fp8_e4m3fn (got int8)");
   EXPECT_EQ(reason(bshd(1, 4, 4, 2, 2, 0)), "q has head dim D = 0, expected D >= 1");
   TestCall lse = bshd(1, 4, 4, 2, 2, 64);
   lse.out("lse", kF32, {1, 4, 2});
@@ -152,6 +154,87 @@ TEST(AttentionParser, VarlenViolations) {
   TestCall lse = varlen(9, 12, 3);
   lse.out("lse", kF32, {9, 4});
   EXPECT_EQ(reason(std::move(lse)), "lse has shape [9, 4], expected [Hq, Tq] = [4, 9]");
+}
+
+// fp8: q, k, v e4m3fn, o bf16, descales [B, Hkv] fp32.
+TestCall fp8_bshd(int64_t b = 2, int64_t s = 4, int64_t hq = 4, int64_t hkv = 2, int64_t d = 64) {
+  TestCall c;
+  c.in("q", kE4m3, {b, s, hq, d}).in("k", kE4m3, {b, s, hkv, d}).in("v", kE4m3, {b, s, hkv, d});
+  c.out("o", kBf16, {b, s, hq, d});
+  return c;
+}
+
+TEST(AttentionParser, Fp8WithDescalesWritesBf16) {
+  TestCall c = fp8_bshd();
+  c.in("q_descale", kF32, {2, 2}).in("k_descale", kF32, {2, 2}).in("v_descale", kF32, {2, 2});
+  const auto p = c.parse(parse_attention, true);
+  ASSERT_TRUE(p.ok) << p.reason;
+  const AttentionOperands& a = p.operands;
+  EXPECT_TRUE(a.fp8());
+  EXPECT_EQ(a.dtype, kE4m3);
+  EXPECT_EQ(a.out_dtype, kBf16);
+  EXPECT_TRUE(a.q_descale && a.k_descale && a.v_descale);
+}
+
+TEST(AttentionParser, Fp8DescalesAreOptionalEachAndVarlenCountsSequences) {
+  TestCall none = fp8_bshd();
+  const auto p = none.parse(parse_attention);
+  ASSERT_TRUE(p.ok) << p.reason;
+  EXPECT_FALSE(p.operands.q_descale || p.operands.k_descale || p.operands.v_descale) << "a missing descale counts as 1";
+  TestCall varlen_fp8;
+  varlen_fp8.in("q", kE4m3, {9, 4, 64}).in("k", kE4m3, {12, 2, 64}).in("v", kE4m3, {12, 2, 64});
+  varlen_fp8.in("cu_seqlens_q", kI32, {4}).in("cu_seqlens_k", kI32, {4}).in("k_descale", kF32, {3, 2});
+  varlen_fp8.out("o", kBf16, {9, 4, 64});
+  const auto v = varlen_fp8.parse(parse_attention);
+  ASSERT_TRUE(v.ok) << v.reason;
+  EXPECT_TRUE(v.operands.k_descale && !v.operands.q_descale);
+}
+
+TEST(AttentionParser, NonFp8OutputKeepsTheInputDtype) {
+  TestCall c = bshd(1, 4, 4, 2, 2, 64, kF32);
+  const auto p = c.parse(parse_attention);
+  ASSERT_TRUE(p.ok) << p.reason;
+  EXPECT_FALSE(p.operands.fp8());
+  EXPECT_EQ(p.operands.out_dtype, kF32);
+}
+
+TEST(AttentionParser, Fp8Violations) {
+  auto reason = [](TestCall c) { return c.parse(parse_attention).reason; };
+  TestCall descale_dtype = fp8_bshd();
+  descale_dtype.in("q_descale", kBf16, {2, 2});
+  EXPECT_EQ(reason(std::move(descale_dtype)), "q_descale must be fp32 (got bf16)");
+  TestCall descale_shape = fp8_bshd();
+  descale_shape.in("v_descale", kF32, {2, 4});
+  EXPECT_EQ(reason(std::move(descale_shape)),
+            "v_descale has shape [2, 4], expected [B, Hkv] (one factor per batch entry and KV head) = [2, 2]");
+  TestCall descale_rank = fp8_bshd();
+  descale_rank.in("k_descale", kF32, {2});
+  EXPECT_EQ(reason(std::move(descale_rank)),
+            "k_descale has shape [2], expected [B, Hkv] (one factor per batch entry and KV head) = [2, 2]");
+  TestCall varlen_shape;
+  varlen_shape.in("q", kE4m3, {9, 4, 64}).in("k", kE4m3, {12, 2, 64}).in("v", kE4m3, {12, 2, 64});
+  varlen_shape.in("cu_seqlens_q", kI32, {4}).in("cu_seqlens_k", kI32, {4}).in("q_descale", kF32, {9, 2});
+  varlen_shape.out("o", kBf16, {9, 4, 64});
+  EXPECT_EQ(reason(std::move(varlen_shape)),
+            "q_descale has shape [9, 2], expected [B, Hkv] (one factor per batch entry and KV head) = [3, 2]");
+  TestCall without_fp8 = bshd(2, 4, 4, 4, 2, 64);
+  without_fp8.in("k_descale", kF32, {2, 2});
+  EXPECT_EQ(reason(std::move(without_fp8)),
+            "input 'k_descale' is given with bf16 q, k, v; descales dequantize fp8_e4m3fn inputs only (leave it out)");
+  TestCall o_fp8;
+  o_fp8.in("q", kE4m3, {1, 4, 2, 64}).in("k", kE4m3, {1, 4, 2, 64}).in("v", kE4m3, {1, 4, 2, 64}).out("o", kE4m3, {1, 4, 2, 64});
+  EXPECT_EQ(reason(std::move(o_fp8)), "o is fp8_e4m3fn, expected bf16 (fp8_e4m3fn attention writes bf16)");
+  TestCall o_fp16 = fp8_bshd();
+  o_fp16.select("o").as(OPCERT_DTYPE_F16);
+  EXPECT_EQ(reason(std::move(o_fp16)), "o is fp16, expected bf16 (fp8_e4m3fn attention writes bf16)");
+  TestCall e5m2;
+  e5m2.in("q", OPCERT_DTYPE_F8_E5M2, {1, 4, 2, 64}).in("k", OPCERT_DTYPE_F8_E5M2, {1, 4, 2, 64});
+  e5m2.in("v", OPCERT_DTYPE_F8_E5M2, {1, 4, 2, 64}).out("o", kBf16, {1, 4, 2, 64});
+  EXPECT_EQ(reason(std::move(e5m2)),
+            "q is fp8_e5m2, expected fp8_e4m3fn: fp8 attention takes e4m3 codes only (FlashAttention-3's format)");
+  TestCall mixed = fp8_bshd();
+  mixed.select("v").as(kBf16);
+  EXPECT_EQ(reason(std::move(mixed)), "v is bf16, expected fp8_e4m3fn (the dtype of q)");
 }
 
 TEST(AttentionParser, CuSeqlensValuesAtRunTime) {

@@ -84,6 +84,16 @@ std::vector<Form> forms() {
          return c;
        },
        reason_of(parse_attention), {"lse", "cu_seqlens_q", "cu_seqlens_k"}},
+      {"attention fp8",
+       [] {
+         TestCall c;
+         const int32_t e4m3 = OPCERT_DTYPE_F8_E4M3FN;
+         c.in("q", e4m3, {2, 4, 4, 8}).in("k", e4m3, {2, 6, 2, 8}).in("v", e4m3, {2, 6, 2, 8});
+         c.in("q_descale", kF32, {2, 2}).in("k_descale", kF32, {2, 2}).in("v_descale", kF32, {2, 2});
+         c.out("o", kBf16, {2, 4, 4, 8}).out("lse", kF32, {2, 4, 4});
+         return c;
+       },
+       reason_of(parse_attention), {"lse", "q_descale", "k_descale", "v_descale"}},
       {"rms_norm",
        [] {
          TestCall c;

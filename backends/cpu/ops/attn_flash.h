@@ -140,8 +140,9 @@ __attribute__((always_inline)) inline void accumulate_values(float* o, float alp
 #pragma GCC diagnostic pop
 
 /// Queries [i0, i0+nq) of sequence `seq`, query head h. lse_row (may be null) receives the
-/// log-sum-exp of query i at lse_row[i].
-template <class T>
+/// log-sum-exp of query i at lse_row[i]. q, k and v hold T, o holds Out (bf16 for fp8 calls,
+/// whose inputs arrive dequantized into fp32).
+template <class T, class Out = T>
 OPCERT_CPU_CLONES void flash_block(const Problem& p, const Sequence& seq, int64_t h, int64_t i0, int64_t nq,
                                    float* lse_row, const Workspace& w) {
   const int64_t D = p.d;
@@ -149,7 +150,7 @@ OPCERT_CPU_CLONES void flash_block(const Problem& p, const Sequence& seq, int64_
   const T* q = static_cast<const T*>(p.q);
   const T* k = static_cast<const T*>(p.k);
   const T* v = static_cast<const T*>(p.v);
-  T* o = static_cast<T*>(p.o);
+  Out* o = static_cast<Out*>(p.o);
 
   for (int64_t qi = 0; qi < nq; ++qi) {
     const T* src = q + ((seq.q_start + i0 + qi) * p.hq + h) * D;
@@ -234,13 +235,13 @@ OPCERT_CPU_CLONES void flash_block(const Problem& p, const Sequence& seq, int64_
     const bool no_key = range.lo > range.hi;
     const float l = w.l[qi];
     const float* of = w.o + qi * D;
-    T* dst = o + ((seq.q_start + i0 + qi) * p.hq + h) * D;
+    Out* dst = o + ((seq.q_start + i0 + qi) * p.hq + h) * D;
     if (no_key) {
 #pragma omp simd
-      for (int64_t d = 0; d < D; ++d) dst[d] = vec::from_f32<T>(0.0f);
+      for (int64_t d = 0; d < D; ++d) dst[d] = vec::from_f32<Out>(0.0f);
     } else {
 #pragma omp simd
-      for (int64_t d = 0; d < D; ++d) dst[d] = vec::from_f32<T>(of[d] / l);
+      for (int64_t d = 0; d < D; ++d) dst[d] = vec::from_f32<Out>(of[d] / l);
     }
     if (lse_row != nullptr) lse_row[i0 + qi] = no_key ? -vec::kInf : w.m[qi] + std::log(l);
   }

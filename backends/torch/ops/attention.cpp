@@ -3,8 +3,10 @@
 // at::scaled_dot_product_attention (flash / memory-efficient kernels on CUDA). Otherwise torch's
 // math path: scores = q·kᵀ in the dtype, scaled and masked in fp32, softmax in fp32, p cast back
 // to the dtype for p·v, lse = logsumexp in fp32; GQA by repeat_interleave of the kv heads.
-// Varlen runs each sequence on its own slices of the packed tensors. Operands: the SDK's
-// parse_attention.
+// Varlen runs each sequence on its own slices of the packed tensors. fp8 e4m3fn (FlashAttention-3's
+// fp8 forward; torch 2.11 has no fp8 SDPA for Hopper): q, k and v dequantized to bf16 as a user
+// writes it, x.to(torch.bfloat16) scaled in place by its KV head's descale, then the same paths in
+// bf16 (docs/PEER.md). Operands: the SDK's parse_attention.
 #include <opcert/sdk/checked_implementation.h>
 #include <opcert/sdk/ops/attention.h>
 
@@ -14,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "fp8_codec.h"
 #include "ops/torch_ops.h"
 #include "tensor_bridge.h"
 #include "torch_version.h"
@@ -126,6 +129,34 @@ void attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const
   attend_math(q, kr, vr, p, o_dst, lse_dst);
 }
 
+// fp8 codes q, k or v [B, S, H, D] as bf16: one copy, x.to(torch.bfloat16), scaled in place by
+// the descale [B, Hkv] of each head's KV head (head h: h / (H / Hkv)); as they are without one.
+at::Tensor dequantized(const at::Tensor& codes, const c10::optional<at::Tensor>& descale, int64_t hkv) {
+  at::Tensor x = fp8_to(codes, OPCERT_DTYPE_F8_E4M3FN, at::kBFloat16);
+  if (!descale) return x;
+  const int64_t b = x.size(0), s = x.size(1), h = x.size(2), d = x.size(3);
+  x.view({b, s, hkv, h / hkv, d}).mul_(descale->view({b, 1, hkv, 1, 1}));
+  return x;
+}
+
+// Batch entries [b, b + n) of an optional descale [B, Hkv].
+c10::optional<at::Tensor> rows(const c10::optional<at::Tensor>& descale, int64_t b, int64_t n) {
+  if (!descale) return c10::nullopt;
+  return descale->narrow(0, b, n);
+}
+
+// q, k and v as the paths take them: the operands, or dequantized fp8 of batch entries [b, b + n).
+struct Inputs {
+  at::Tensor q, k, v;
+};
+Inputs inputs_of(const sdk::AttentionOperands& a, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t b,
+                 int64_t n) {
+  if (!a.fp8()) return {q, k, v};
+  const c10::optional<at::Tensor> qd = wrap(a.q_descale), kd = wrap(a.k_descale), vd = wrap(a.v_descale);
+  return {dequantized(q, rows(qd, b, n), a.hkv), dequantized(k, rows(kd, b, n), a.hkv),
+          dequantized(v, rows(vd, b, n), a.hkv)};
+}
+
 // cu_seqlens on the host (they are int32 [B+1]).
 std::vector<int32_t> host_offsets(const at::Tensor& cu) {
   const at::Tensor host = cu.to(at::kCPU).contiguous();
@@ -133,7 +164,7 @@ std::vector<int32_t> host_offsets(const at::Tensor& cu) {
 }
 
 void run(const sdk::AttentionOperands& a) {
-  const at::Tensor q = wrap(*a.q), k = wrap(*a.k), v = wrap(*a.v);
+  const at::Tensor q_in = wrap(*a.q), k_in = wrap(*a.k), v_in = wrap(*a.v);
   const at::Tensor o = wrap(*a.o);
   const at::Tensor lse = a.lse ? wrap(*a.lse) : at::Tensor();
   Params p;
@@ -141,6 +172,7 @@ void run(const sdk::AttentionOperands& a) {
   p.causal = a.causal;
   p.window_left = a.window_left;
   if (!a.varlen()) {
+    const auto [q, k, v] = inputs_of(a, q_in, k_in, v_in, 0, a.batch);
     // The fused call's fresh result goes to write_output: published after timing, as a torch
     // user's `o = F.scaled_dot_product_attention(...)` never copies it.
     if (q.size(1) > 0 && k.size(1) > 0)
@@ -154,12 +186,13 @@ void run(const sdk::AttentionOperands& a) {
   for (std::size_t b = 0; b + 1 < off_q.size(); ++b) {
     const int64_t q0 = off_q[b], sq = off_q[b + 1] - q0, k0 = off_k[b], skv = off_k[b + 1] - k0;
     auto seq = [](const at::Tensor& t, int64_t start, int64_t len) { return t.narrow(0, start, len).unsqueeze(0); };
-    attend(seq(q, q0, sq), seq(k, k0, skv), seq(v, k0, skv), p, seq(o, q0, sq),
-           lse.defined() ? lse.narrow(1, q0, sq).unsqueeze(0) : at::Tensor());
+    const Inputs in = inputs_of(a, seq(q_in, q0, sq), seq(k_in, k0, skv), seq(v_in, k0, skv), static_cast<int64_t>(b), 1);
+    attend(in.q, in.k, in.v, p, seq(o, q0, sq), lse.defined() ? lse.narrow(1, q0, sq).unsqueeze(0) : at::Tensor());
   }
 }
 
-std::string library_call(const sdk::AttentionOperands& a) {
+// The call on q, k and v in a float dtype (for fp8: their bf16 dequantization).
+std::string sdpa_or_math_call(const sdk::AttentionOperands& a) {
   const bool top_left_same = !a.causal || a.sq == a.skv || a.sq == 1;
   const bool fused = OPCERT_TORCH_AT_LEAST(2, 1) && !a.varlen() && !a.lse && a.window_left < 0 && top_left_same;
   if (fused)
@@ -174,12 +207,20 @@ std::string library_call(const sdk::AttentionOperands& a) {
   return "math path: q.kT in the dtype, fp32 masked softmax, p.v (" + why + ")";
 }
 
+std::string library_call(const sdk::AttentionOperands& a) {
+  if (!a.fp8()) return sdpa_or_math_call(a);
+  return "q, k, v dequantized to bf16, x.to(torch.bfloat16).mul_(descale of its KV head) (torch has no fp8 SDPA for "
+         "Hopper), then in bf16: " +
+         sdpa_or_math_call(a);
+}
+
 }  // namespace
 
 std::vector<sdk::Implementation> attention_implementations() {
   return {sdk::checked_implementation({"torch.attention.native", "attention",
                                        "at::scaled_dot_product_attention where it applies (LibTorch >= 2.1), else torch's "
-                                       "math path (fp32 softmax, GQA by repeat_interleave), per-sequence varlen",
+                                       "math path (fp32 softmax, GQA by repeat_interleave), per-sequence varlen; fp8 "
+                                       "dequantized to bf16 first",
                                        operand_device_type()},
                                       sdk::parse_attention, run, nullptr, library_call)};
 }

@@ -1,6 +1,10 @@
 // attention: FlashAttention's forward, BSHD or varlen, causal bottom-right, sliding window,
-// GQA/MQA (docs/OPS.md#attention).
+// GQA/MQA (docs/OPS.md#attention). fp8 e4m3fn inputs are dequantized exactly (code times its
+// group's descale, 1 when none is given) and go through the same fp64 computation.
 //   o: magnitude[i,d] = sum_j p_ij |v_jd|; condition[i,d] = max_j |s_ij| over allowed keys.
+//      fp8: each p_ij floored at 2^-14 / l_i (l_i = sum_j exp(s_ij - max_j s_ij)), what a P held
+//      in e4m3 after FlashAttention-3's shift by 2^8 keeps to e4m3's relative precision
+//      (docs/TOLERANCES.md, "fp8 attention").
 //   lse: magnitude 1; condition = max_j |scale| * sum_d |q_d k_d| over allowed keys.
 //   A query with no allowed key: o = 0 (magnitude 0, condition 1), lse = -inf (condition 1).
 #include <fmt/format.h>
@@ -8,6 +12,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
+#include <utility>
 #include <algorithm>
 #include <stdexcept>
 
@@ -21,12 +27,19 @@ using namespace reference_detail;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// exp(s - max) below this is held by a shifted e4m3 P (2^8 exp(s - max), FlashAttention-3) in
+// e4m3's subnormals: 2^-6 (e4m3's least normal) / 2^8.
+constexpr double kE4m3ProbabilityFloor = 0x1.0p-14;
+
 struct Sequence {
   int64_t q_first, q_len, k_first, k_len;
 };
 
 struct Problem {
   const HostTensor *q = nullptr, *k = nullptr, *v = nullptr;
+  // fp8: the [B, Hkv] descales given (nullptr: 1), decoded.
+  std::optional<at::Tensor> q_descale, k_descale, v_descale;
+  bool fp8 = false;
   bool varlen = false;
   int64_t batch = 0, q_tokens = 0, k_tokens = 0, hq = 0, hkv = 0, d = 0;
   std::vector<Sequence> sequences;
@@ -34,6 +47,11 @@ struct Problem {
   double scale = 0.0;
   bool causal = false;
   int64_t window_left = -1;
+
+  // The factor of tensor `descale` for batch entry b and KV head g (1 when not given).
+  static double factor(const std::optional<at::Tensor>& descale, int64_t b, int64_t g) {
+    return descale ? (*descale)[b][g].item<double>() : 1.0;
+  }
 
   int64_t sequence_of(int64_t token) const {
     if (!varlen) return token / sequences[0].q_len;
@@ -99,6 +117,16 @@ Problem describe(const Case& c, std::span<const HostTensor> inputs) {
     p.k_tokens = p.batch * ks[1];
     for (int64_t b = 0; b < p.batch; ++b) p.sequences.push_back({b * qs[1], qs[1], b * ks[1], ks[1]});
   }
+  p.fp8 = p.q->spec.dtype == OPCERT_DTYPE_F8_E4M3FN;
+  const std::pair<const char*, std::optional<at::Tensor>*> descales[] = {
+      {"q_descale", &p.q_descale}, {"k_descale", &p.k_descale}, {"v_descale", &p.v_descale}};
+  for (const auto& [name, slot] : descales) {
+    const HostTensor* t = optional_input(inputs, name);
+    if (t == nullptr) continue;
+    if (!p.fp8) throw std::invalid_argument(fmt::format("attention: input '{}' is for fp8_e4m3fn q, k, v only", name));
+    require_shape(*t, c.op, {p.batch, p.hkv});
+    *slot = to_torch(*t);
+  }
   p.scale = attr_float(c.attrs, "scale", 1.0 / std::sqrt(static_cast<double>(p.d)));
   p.causal = attr_int(c.attrs, "causal", 0) != 0;
   p.window_left = attr_int(c.attrs, "window_left", -1);
@@ -134,13 +162,15 @@ struct Results {
   RowCollector lse;
 };
 
-// The rows `rows` (token * Hq + h, all of sequence s and key head g) against that head's keys.
-void attend(const Problem& p, const Sequence& s, int64_t g, std::span<const int64_t> rows, Results& out) {
-  const at::Tensor q = gather_rows(*p.q, p.d, rows);
+// The rows `rows` (token * Hq + h, all of sequence b and key head g) against that head's keys.
+void attend(const Problem& p, int64_t b, int64_t g, std::span<const int64_t> rows, Results& out) {
+  const Sequence& s = p.sequences[static_cast<std::size_t>(b)];
+  // Dequantized exactly: an e4m3 code (4 significant bits) times an fp32 factor fits in fp64.
+  const at::Tensor q = gather_rows(*p.q, p.d, rows) * Problem::factor(p.q_descale, b, g);
   std::vector<int64_t> key_rows(static_cast<std::size_t>(s.k_len));
   for (int64_t j = 0; j < s.k_len; ++j) key_rows[static_cast<std::size_t>(j)] = (s.k_first + j) * p.hkv + g;
-  const at::Tensor k = gather_rows(*p.k, p.d, key_rows);
-  const at::Tensor v = gather_rows(*p.v, p.d, key_rows);
+  const at::Tensor k = gather_rows(*p.k, p.d, key_rows) * Problem::factor(p.k_descale, b, g);
+  const at::Tensor v = gather_rows(*p.v, p.d, key_rows) * Problem::factor(p.v_descale, b, g);
   std::vector<int64_t> query_pos(rows.size());
   for (std::size_t r = 0; r < rows.size(); ++r) query_pos[r] = rows[r] / p.hq - s.q_first;
   const at::Tensor allowed = allowed_keys(p, s, query_pos);
@@ -154,10 +184,13 @@ void attend(const Problem& p, const Sequence& s, int64_t g, std::span<const int6
   const at::Tensor prob = e / total;
   const at::Tensor lse = at::log(total) + row_max;  // log(0) = -inf for an empty row
 
+  // The weights of the magnitude: p, or for fp8 p floored where a shifted e4m3 P holds it coarser.
+  const at::Tensor weight =
+      p.fp8 ? at::where(allowed, e.clamp_min(kE4m3ProbabilityFloor), at::zeros_like(e)) / total : prob;
   at::Tensor o, o_magnitude;
   if (at::isfinite(v).all().item<bool>()) {
     o = at::mm(prob, v);
-    o_magnitude = at::mm(prob, v.abs());
+    o_magnitude = at::mm(weight, v.abs());
   } else {
     // A NaN or Inf value at a masked key must not leak in through 0 * NaN: sum allowed keys only.
     o = at::zeros({q.size(0), p.d}, at::kDouble);
@@ -165,9 +198,10 @@ void attend(const Problem& p, const Sequence& s, int64_t g, std::span<const int6
     for (int64_t r = 0; r < q.size(0); ++r) {
       const at::Tensor keys = at::nonzero(allowed[r]).squeeze(1);
       const at::Tensor pr = prob[r].index_select(0, keys).unsqueeze(0);
+      const at::Tensor wr = weight[r].index_select(0, keys).unsqueeze(0);
       const at::Tensor vr = v.index_select(0, keys);
       o[r].copy_(at::mm(pr, vr).squeeze(0));
-      o_magnitude[r].copy_(at::mm(pr, vr.abs()).squeeze(0));
+      o_magnitude[r].copy_(at::mm(wr, vr.abs()).squeeze(0));
     }
   }
   o = o.masked_fill(none, 0.0);
@@ -220,7 +254,7 @@ std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor
   for (const auto& [key, group_rows] : groups) {
     const Sequence& s = p.sequences[static_cast<std::size_t>(key.first)];
     for_row_chunks(group_rows, std::max<int64_t>(s.k_len, 1) + p.d,
-                   [&](int64_t, std::span<const int64_t> chunk) { attend(p, s, key.second, chunk, out); });
+                   [&](int64_t, std::span<const int64_t> chunk) { attend(p, key.first, key.second, chunk, out); });
   }
 
   std::vector<ReferenceOutput> result{out.o.emit("o", o_sample, o_numel)};

@@ -1,4 +1,5 @@
-// attention: FlashAttention-style forward, BSHD or packed varlen with cu_seqlens (docs/OPS.md).
+// attention: FlashAttention-style forward, BSHD or packed varlen with cu_seqlens (docs/OPS.md);
+// fp8 e4m3fn inputs with optional [B, Hkv] descales and a bf16 output (FlashAttention-3's fp8 forward).
 #include <fmt/format.h>
 
 #include <stdexcept>
@@ -25,6 +26,28 @@ std::vector<double> prefix_sums(const std::vector<int64_t>& lengths, int64_t& to
   return cu;
 }
 
+// fp8 with descales: the codes and factors a user gets by quantizing data x = A·w, w uniform in
+// [-1, 1], per (batch entry, KV head) by its amax A (to within the largest |w|): codes x / (A/448)
+// spread over all of e4m3's range, descale = A/448. A varies over [0.5, 2] between the groups, so
+// that a factor read for the wrong group or operand moves the result.
+constexpr double kE4m3Max = 448.0;
+constexpr double kAmaxLo = 0.5, kAmaxHi = 2.0;
+
+// q, k and v: without descales, uniform [-1, 1] (rounded to the dtype; to e4m3 for fp8): scores of
+// order sqrt(D)/3 before scaling, a softmax neither flat nor one-hot. With descales, the codes above.
+FillSpec input_fill(bool descale) { return descale ? uniform(-kE4m3Max, kE4m3Max) : uniform(-1, 1); }
+
+// The three descales [B, Hkv] of an fp8 case that asks for them.
+std::vector<TensorSpec> descales(int64_t batch, int64_t hkv) {
+  std::vector<TensorSpec> out;
+  for (const char* name : {"q_descale", "k_descale", "v_descale"}) {
+    auto t = tensor(name, OPCERT_DTYPE_F32, {batch, hkv});
+    t.fill = uniform(kAmaxLo / kE4m3Max, kAmaxHi / kE4m3Max);
+    out.push_back(t);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::span<const ParamDef> parameters() {
@@ -42,6 +65,7 @@ std::span<const ParamDef> parameters() {
       {"causal", false},
       {"window_left", -1},
       {"scale", nullptr},
+      {"descale", false},
       {"lse", false},
   });
   return defs;
@@ -51,7 +75,13 @@ void build_case(const json& params, Case& c) {
   const ParamReader p("attention", parameters(), params);
   const auto common = read_common(p);
   require_random_fill(common, "attention");
-  const auto dtype = p.dtype("dtype", {OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16, OPCERT_DTYPE_F32});
+  const auto dtype = p.dtype("dtype", {OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16, OPCERT_DTYPE_F32, OPCERT_DTYPE_F8_E4M3FN});
+  const bool fp8 = dtype == OPCERT_DTYPE_F8_E4M3FN;
+  const auto out = fp8 ? OPCERT_DTYPE_BF16 : dtype;  // fp8 attention writes bf16 (FlashAttention-3)
+  const bool descale = p.boolean("descale");
+  if (descale && !fp8)
+    fail(fmt::format("parameter 'descale' needs dtype fp8_e4m3fn (descales dequantize fp8 inputs), not {}", dtype_name(dtype)));
+  if (fp8) allow_specials(common, {"nan", "large", "-large"}, "fp8_e4m3fn cannot hold (it has no infinity)");
   const auto layout = p.choice("layout", {"bshd", "varlen"});
   const int64_t hq = p.integer("hq");
   const int64_t hkv = p.given("hkv") ? p.integer("hkv") : hq;
@@ -65,8 +95,7 @@ void build_case(const json& params, Case& c) {
   if (window_left < -1) fail(fmt::format("parameter 'window_left' must be >= -1 (-1: unlimited), not {}", window_left));
   const bool lse = p.boolean("lse");
 
-  // Uniform [-1, 1]: scores of order sqrt(D)/3 before scaling, a softmax neither flat nor one-hot.
-  const FillSpec fill = uniform(-1, 1);
+  const FillSpec fill = input_fill(descale);
   if (layout == "bshd") {
     for (const char* name : {"seqlens_q", "seqlens_k"})
       if (p.given(name)) fail(fmt::format("parameter '{}' is for layout 'varlen'; layout 'bshd' takes sq and skv", name));
@@ -82,7 +111,9 @@ void build_case(const json& params, Case& c) {
     auto v = tensor("v", dtype, {b, skv, hkv, d});
     q.fill = k.fill = v.fill = fill;
     c.inputs = {q, k, v};
-    c.outputs = {tensor("o", dtype, {b, sq, hq, d})};
+    if (descale)
+      for (auto& t : descales(b, hkv)) c.inputs.push_back(t);
+    c.outputs = {tensor("o", out, {b, sq, hq, d})};
     if (lse) c.outputs.push_back(tensor("lse", OPCERT_DTYPE_F32, {b, hq, sq}));
   } else {
     for (const char* name : {"sq", "skv"})
@@ -110,13 +141,15 @@ void build_case(const json& params, Case& c) {
     k.shape[0] = v.shape[0] = tk;
     q.fill = k.fill = v.fill = fill;
     c.inputs = {q, k, v, cu_q, cu_k};
-    c.outputs = {tensor("o", dtype, {tq, hq, d})};
+    if (descale)
+      for (auto& t : descales(b, hkv)) c.inputs.push_back(t);
+    c.outputs = {tensor("o", out, {tq, hq, d})};
     if (lse) c.outputs.push_back(tensor("lse", OPCERT_DTYPE_F32, {hq, tq}));
   }
   if (p.given("causal")) c.attrs["causal"] = int64_t{causal ? 1 : 0};
   if (p.given("window_left")) c.attrs["window_left"] = window_left;
   if (p.given("scale")) c.attrs["scale"] = p.number("scale");
-  c.dtype = std::string(dtype_name(dtype));
+  c.dtype = fp8 ? declared_dtype(dtype, out) : std::string(dtype_name(dtype));
   finish_case(c, common);
 }
 

@@ -1,4 +1,5 @@
-// cpu.attention.flash against a naive double-precision attention (docs/OPS.md "attention").
+// cpu.attention.flash against a naive double-precision attention (docs/OPS.md "attention"), also
+// on fp8 e4m3fn codes with per-(batch entry, KV head) descales (dequantized here in double).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,7 +29,10 @@ struct Case {
   std::optional<double> scale;
   bool lse = true;
   double q_range = 2.0;  // larger q makes the softmax peakier
+  bool descale = false;  // fp8: q_descale, k_descale, v_descale [B, Hkv], codes over e4m3's range
 };
+
+constexpr int32_t kE4m3 = OPCERT_DTYPE_F8_E4M3FN;
 
 struct Seq {
   int64_t q0, ql, k0, kl;
@@ -91,22 +95,29 @@ void run_case(Session& session, const Case& c) {
                                                : std::vector<int64_t>{c.batch, c.skv, c.hkv, c.d};
   const std::vector<int64_t> lse_shape = varlen ? std::vector<int64_t>{c.hq, tq}
                                                 : std::vector<int64_t>{c.batch, c.hq, c.sq};
-  Tensor q("q", c.dtype, q_shape), k("k", c.dtype, kv_shape), v("v", c.dtype, kv_shape), o("o", c.dtype, q_shape);
+  const int32_t out_dtype = c.dtype == kE4m3 ? OPCERT_DTYPE_BF16 : c.dtype;
+  Tensor q("q", c.dtype, q_shape), k("k", c.dtype, kv_shape), v("v", c.dtype, kv_shape), o("o", out_dtype, q_shape);
   Tensor lse("lse", OPCERT_DTYPE_F32, lse_shape);
   Tensor cu_q("cu_seqlens_q", OPCERT_DTYPE_I32, {static_cast<int64_t>(c.cu_q.size())});
   Tensor cu_k("cu_seqlens_k", OPCERT_DTYPE_I32, {static_cast<int64_t>(c.cu_k.size())});
   for (std::size_t i = 0; i < c.cu_q.size(); ++i) cu_q.set(static_cast<int64_t>(i), c.cu_q[i]);
   for (std::size_t i = 0; i < c.cu_k.size(); ++i) cu_k.set(static_cast<int64_t>(i), c.cu_k[i]);
   Random rng(static_cast<uint64_t>(c.d * 1000 + c.hq * 10 + c.dtype + tq));
-  rng.fill(q, -c.q_range, c.q_range);
-  rng.fill(k, -1.0, 1.0);
-  rng.fill(v, -1.0, 1.0);
+  const double code_range = c.descale ? 448.0 : 1.0;  // codes of data quantized by its amax
+  rng.fill(q, -c.q_range * code_range, c.q_range * code_range);
+  rng.fill(k, -code_range, code_range);
+  rng.fill(v, -code_range, code_range);
+  const auto batch = static_cast<int64_t>(seqs.size());
+  Tensor qd("q_descale", OPCERT_DTYPE_F32, {batch, c.hkv}), kd("k_descale", OPCERT_DTYPE_F32, {batch, c.hkv});
+  Tensor vd("v_descale", OPCERT_DTYPE_F32, {batch, c.hkv});
+  for (Tensor* t : {&qd, &kd, &vd}) rng.fill(*t, 0.5 / 448, 2.0 / 448);
 
   std::vector<Tensor*> inputs{&q, &k, &v};
   if (varlen) {
     inputs.push_back(&cu_q);
     inputs.push_back(&cu_k);
   }
+  if (c.descale) inputs.insert(inputs.end(), {&qd, &kd, &vd});
   std::vector<Tensor*> outputs{&o};
   if (c.lse) outputs.push_back(&lse);
   std::vector<Attr> attrs{Attr::integer("causal", c.causal ? 1 : 0), Attr::integer("window_left", c.window_left)};
@@ -116,11 +127,26 @@ void run_case(Session& session, const Case& c) {
 
   const double scale = c.scale ? static_cast<double>(static_cast<float>(*c.scale))
                                : static_cast<double>(static_cast<float>(1.0 / std::sqrt(static_cast<double>(c.d))));
+  // Each code times the descale of its batch entry and KV head.
+  auto dequantized = [&](const Tensor& t, const Tensor& descale, int64_t heads, bool query) {
+    std::vector<double> x = t.values();
+    if (!c.descale) return x;
+    for (std::size_t b = 0; b < seqs.size(); ++b) {
+      const int64_t first = query ? seqs[b].q0 : seqs[b].k0, len = query ? seqs[b].ql : seqs[b].kl;
+      for (int64_t tok = first; tok < first + len; ++tok)
+        for (int64_t h = 0; h < heads; ++h)
+          for (int64_t x_ = 0; x_ < c.d; ++x_)
+            x[(tok * heads + h) * c.d + x_] *= descale.get(static_cast<int64_t>(b) * c.hkv + h / (heads / c.hkv));
+    }
+    return x;
+  };
   std::vector<double> want_o, want_lse;
-  reference(c, seqs, q.values(), k.values(), v.values(), scale, want_o, want_lse, tq);
+  reference(c, seqs, dequantized(q, qd, c.hq, true), dequantized(k, kd, c.hkv, false), dequantized(v, vd, c.hkv, false), scale,
+            want_o, want_lse, tq);
+  const double v_max = c.descale ? 2.0 : 1.0;  // the largest |v| after dequantization
   int bad = 0;
   for (int64_t i = 0; i < o.numel() && bad < 5; ++i)
-    if (!close(c.dtype, o.get(i), want_o[i], 1.0) && ++bad)
+    if (!close(out_dtype, o.get(i), want_o[i], v_max) && ++bad)
       ADD_FAILURE() << "o element " << i << ": got " << o.get(i) << ", want " << want_o[i];
   if (c.lse) {
     for (const Seq& s : seqs)
@@ -233,6 +259,49 @@ TEST(CpuAttention, ExplicitScaleOddHeadDimAndNoLse) {
   }
 }
 
+// fp8 e4m3fn (FlashAttention-3's forward): codes dequantized with their group's descale into
+// fp32, then the fp32 kernel; o in bf16.
+TEST(CpuAttention, Fp8WithDescalesPerBatchEntryAndKvHead) {
+  Session s;
+  for (bool causal : {false, true}) {
+    Case c = bshd("fp8 GQA 8/2 with descales", kE4m3, 3, 33, 70, 8, 2, 128);
+    c.causal = causal;
+    c.descale = true;
+    c.q_range = 1.0;
+    run_case(s, c);
+  }
+  Case plain = bshd("fp8 without descales", kE4m3, 2, 17, 17, 4, 4, 64);
+  run_case(s, plain);
+  Case packed;
+  packed.name = "fp8 varlen with descales";
+  packed.dtype = kE4m3;
+  packed.cu_q = {0, 3, 3, 10, 12};
+  packed.cu_k = {0, 5, 9, 9, 80};
+  packed.hq = 4;
+  packed.hkv = 2;
+  packed.d = 64;
+  packed.causal = true;
+  packed.descale = true;
+  packed.q_range = 1.0;
+  run_case(s, packed);
+}
+
+TEST(CpuAttention, Fp8CallsTheContractRefusesAreDeclined) {
+  Session s;
+  Tensor q("q", kE4m3, {1, 4, 2, 64}), k("k", kE4m3, {1, 4, 2, 64}), v("v", kE4m3, {1, 4, 2, 64});
+  Tensor o("o", OPCERT_DTYPE_BF16, {1, 4, 2, 64}), o8("o", kE4m3, {1, 4, 2, 64});
+  Tensor wide("k_descale", OPCERT_DTYPE_F32, {1, 4});
+  EXPECT_TRUE(s.query(kKey, {&q, &k, &v}, {&o}).supported);
+  abi::expect_declined(s.query(kKey, {&q, &k, &v}, {&o8}), "o is fp8_e4m3fn, expected bf16 (fp8_e4m3fn attention writes bf16)");
+  abi::expect_declined(s.query(kKey, {&q, &k, &v, &wide}, {&o}),
+                       "k_descale has shape [1, 4], expected [B, Hkv] (one factor per batch entry and KV head) = [1, 2]");
+  Tensor bq("q", OPCERT_DTYPE_BF16, {1, 4, 2, 64}), bk("k", OPCERT_DTYPE_BF16, {1, 4, 2, 64}), bv("v", OPCERT_DTYPE_BF16, {1, 4, 2, 64});
+  Tensor bd("q_descale", OPCERT_DTYPE_F32, {1, 2});
+  abi::expect_declined(s.query(kKey, {&bq, &bk, &bv, &bd}, {&o}),
+                       "input 'q_descale' is given with bf16 q, k, v; descales dequantize fp8_e4m3fn inputs only (leave it out)");
+  EXPECT_TRUE(o.guards_intact());
+}
+
 // A call that breaks the contract is declined in the query (SKIPPED) with the SDK parser's reason;
 // cu_seqlens values are data, so a bad one is an error of run.
 TEST(CpuAttention, DeclinesCallsTheContractRefuses) {
@@ -267,7 +336,7 @@ TEST(CpuAttention, DeclinesCallsTheContractRefuses) {
 
   Tensor iq("q", OPCERT_DTYPE_I8, {1, 4, 2, 64}), ik("k", OPCERT_DTYPE_I8, {1, 4, 2, 64});
   Tensor iv("v", OPCERT_DTYPE_I8, {1, 4, 2, 64}), io("o", OPCERT_DTYPE_I8, {1, 4, 2, 64});
-  abi::expect_declined(s.query(kKey, {&iq, &ik, &iv}, {&io}), "q must be fp16/bf16/fp32 (got int8)");
+  abi::expect_declined(s.query(kKey, {&iq, &ik, &iv}, {&io}), "q must be fp16/bf16/fp32/fp8_e4m3fn (got int8)");
 }
 
 }  // namespace

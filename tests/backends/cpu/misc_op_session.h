@@ -76,12 +76,35 @@ inline uint16_t encode_bf16(double x) {
   return static_cast<uint16_t>(sign | (ef << 7) | st);
 }
 
+// e4m3fn: 4 exponent bits (bias 7), 3 mantissa bits, no infinity; S.1111.111 is NaN, 448 the
+// largest value (larger magnitudes saturate, as docs/OPS.md says).
+inline double decode_e4m3(uint8_t b) {
+  const int sign = (b >> 7) ? -1 : 1;
+  const int e = (b >> 3) & 15;
+  const int m = b & 7;
+  if (e == 15 && m == 7) return std::numeric_limits<double>::quiet_NaN();
+  if (e == 0) return sign * std::ldexp(m, -9);
+  return sign * std::ldexp(8 + m, e - 10);
+}
+
+inline uint8_t encode_e4m3(double x) {
+  if (std::isnan(x)) return 0x7f;
+  const uint8_t sign = std::signbit(x) ? 0x80 : 0;
+  const double a = std::fabs(x);
+  if (a >= 448.0) return sign | 0x7e;
+  int ef;
+  uint32_t st;
+  round_binary(a, 4, -6, ef, st);
+  return static_cast<uint8_t>(sign | (ef << 3) | st);
+}
+
 inline const char* dtype_label(int32_t dtype) {
   switch (dtype) {
     case OPCERT_DTYPE_F32: return "fp32";
     case OPCERT_DTYPE_F16: return "fp16";
     case OPCERT_DTYPE_BF16: return "bf16";
     case OPCERT_DTYPE_I32: return "int32";
+    case OPCERT_DTYPE_F8_E4M3FN: return "fp8_e4m3fn";
     default: return "other";
   }
 }
@@ -101,10 +124,12 @@ using abi::Attr;
 using abi::Outcome;
 using abi::Random;
 
-/// Values stored and read with the conversions above (fp32, fp16, bf16; int32 truncated).
+/// Values stored and read with the conversions above (fp32, fp16, bf16, e4m3fn; int32 truncated).
 struct TestCodec {
   static void store(int32_t dtype, double x, uint8_t* p) {
-    if (dtype == OPCERT_DTYPE_F32) {
+    if (dtype == OPCERT_DTYPE_F8_E4M3FN) {
+      *p = encode_e4m3(x);
+    } else if (dtype == OPCERT_DTYPE_F32) {
       const float f = static_cast<float>(x);
       std::memcpy(p, &f, 4);
     } else if (dtype == OPCERT_DTYPE_I32) {
@@ -116,6 +141,7 @@ struct TestCodec {
     }
   }
   static double load(int32_t dtype, const uint8_t* p) {
+    if (dtype == OPCERT_DTYPE_F8_E4M3FN) return decode_e4m3(*p);
     if (dtype == OPCERT_DTYPE_F32) {
       float f;
       std::memcpy(&f, p, 4);

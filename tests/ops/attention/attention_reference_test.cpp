@@ -1,5 +1,6 @@
 // attention reference on cases worked by hand: an easy softmax, causal bottom-right alignment
-// (both Sq < Skv and Sq > Skv), sliding window, GQA head mapping, varlen with empty sequences.
+// (both Sq < Skv and Sq > Skv), sliding window, GQA head mapping, varlen with empty sequences,
+// fp8 codes dequantized with per-(batch entry, KV head) descales, and fp8's floored magnitude.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -115,6 +116,46 @@ TEST(AttentionReference, NanInAMaskedValueDoesNotLeak) {
   t.input("v", OPCERT_DTYPE_F32, {1, 2, 1, 1}, {5, std::numeric_limits<double>::quiet_NaN()});
   t.output("o", OPCERT_DTYPE_F32, {1, 2, 1, 1}).attr("causal", int64_t{1});
   expect_values(t.run()[0].values, {5, std::numeric_limits<double>::quiet_NaN()}, 0, "o");
+}
+
+TEST(AttentionReference, Fp8CodesTimesTheDescaleOfTheirBatchEntryAndKvHead) {
+  // B 2, Sq 1, Skv 2, Hq 2 over Hkv 1, D 2, scale ln 3. Codes: q heads [1, 0] and [2, 0];
+  // k [[0, 0], [1, 0]]; v [[4, -8], [8, 4]]; the same in both batch entries.
+  // Entry 0: q x 0.5, k x 2, v x 0.25: head 0 s = [0, ln 3], p = [1/4, 3/4], o = [1.75, 0.25];
+  //          head 1 s = [0, 2 ln 3], p = [1/10, 9/10], o = [1.9, 0.7].
+  // Entry 1: no scaling (descale 1): head 0 o = [7, 1], head 1 o = [7.6, 2.8].
+  CaseUnderTest t("attention");
+  const opcert_dtype e4m3 = OPCERT_DTYPE_F8_E4M3FN;
+  t.input("q", e4m3, {2, 1, 2, 2}, {1, 0, 2, 0, 1, 0, 2, 0});
+  t.input("k", e4m3, {2, 2, 1, 2}, {0, 0, 1, 0, 0, 0, 1, 0});
+  t.input("v", e4m3, {2, 2, 1, 2}, {4, -8, 8, 4, 4, -8, 8, 4});
+  t.input("q_descale", OPCERT_DTYPE_F32, {2, 1}, {0.5, 1});
+  t.input("k_descale", OPCERT_DTYPE_F32, {2, 1}, {2, 1});
+  t.input("v_descale", OPCERT_DTYPE_F32, {2, 1}, {0.25, 1});
+  t.output("o", OPCERT_DTYPE_BF16, {2, 1, 2, 2}).output("lse", OPCERT_DTYPE_F32, {2, 2, 1});
+  t.attr("scale", std::log(3.0));
+  const auto out = t.run();
+  expect_values(out[0].values, {1.75, 0.25, 1.9, 0.7, 7, 1, 7.6, 2.8}, 1e-14, "o");
+  // sum p|v|, of the dequantized v.
+  expect_values(out[0].magnitude, {1.75, 1.25, 1.9, 1.1, 7, 5, 7.6, 4.4}, 1e-14, "o magnitude");
+  expect_values(out[1].values, {std::log(4.0), std::log(10.0), std::log(4.0), std::log(10.0)}, 1e-14, "lse");
+}
+
+TEST(AttentionReference, Fp8MagnitudeFloorsWhatAShiftedE4m3PHoldsCoarsely) {
+  // D 1, scale 20, q = 1, k = [0, -1]: s = [0, -20], e = [1, e^-20], below 2^-14. v = [1, 448].
+  // o = (1 + 448 e^-20) / l with l = 1 + e^-20; an fp8 magnitude takes e^-20 as 2^-14.
+  for (const opcert_dtype dtype : {OPCERT_DTYPE_F8_E4M3FN, OPCERT_DTYPE_BF16}) {
+    CaseUnderTest t("attention");
+    t.input("q", dtype, {1, 1, 1, 1}, {1});
+    t.input("k", dtype, {1, 2, 1, 1}, {0, -1});
+    t.input("v", dtype, {1, 2, 1, 1}, {1, 448});
+    t.output("o", OPCERT_DTYPE_BF16, {1, 1, 1, 1}).attr("scale", 20.0);
+    const double l = 1 + std::exp(-20.0);
+    const auto out = t.run();
+    expect_values(out[0].values, {(1 + 448 * std::exp(-20.0)) / l}, 1e-14, "o");
+    const double magnitude = dtype == OPCERT_DTYPE_BF16 ? (1 + 448 * std::exp(-20.0)) / l : (1 + 448 * 0x1.0p-14) / l;
+    expect_values(out[0].magnitude, {magnitude}, 1e-14, "o magnitude");
+  }
 }
 
 TEST(AttentionReference, SampleMatchesWhole) {

@@ -64,6 +64,48 @@ TEST(CaseBuilder, AttentionVarlenCuSeqlens) {
   EXPECT_EQ(input(same, "cu_seqlens_k").fill.values, (std::vector<double>{0, 2, 9}));
 }
 
+TEST(CaseBuilder, AttentionFp8WithDescales) {
+  const auto c = build("attention", {{"dtype", "e4m3"}, {"b", 2}, {"sq", 3}, {"hq", 8}, {"hkv", 2}, {"d", 64}, {"descale", true}});
+  EXPECT_EQ(names(c.inputs), (Names{"q", "k", "v", "q_descale", "k_descale", "v_descale"}));
+  EXPECT_EQ(input(c, "q").dtype, OPCERT_DTYPE_F8_E4M3FN);
+  EXPECT_EQ(input(c, "v").dtype, OPCERT_DTYPE_F8_E4M3FN);
+  for (const char* name : {"q_descale", "k_descale", "v_descale"}) {
+    const TensorSpec& d = input(c, name);
+    EXPECT_EQ(d.dtype, OPCERT_DTYPE_F32) << name;
+    EXPECT_EQ(d.shape, (Shape{2, 2})) << name << ": [B, Hkv]";
+    // amax / 448 for an amax in [0.5, 2]: the codes below span e4m3's range.
+    EXPECT_EQ(d.fill.kind, FillSpec::Kind::kRandom) << name;
+    EXPECT_DOUBLE_EQ(d.fill.lo, 0.5 / 448) << name;
+    EXPECT_DOUBLE_EQ(d.fill.hi, 2.0 / 448) << name;
+  }
+  EXPECT_DOUBLE_EQ(input(c, "k").fill.lo, -448);
+  EXPECT_DOUBLE_EQ(input(c, "k").fill.hi, 448);
+  EXPECT_EQ(output(c, "o").dtype, OPCERT_DTYPE_BF16) << "fp8 attention writes bf16";
+  EXPECT_EQ(c.dtype, "e4m3->bf16");
+
+  // Without descales the codes are the values: uniform [-1, 1], as the other dtypes'.
+  const auto plain = build("attention", {{"dtype", "fp8_e4m3fn"}, {"layout", "varlen"}, {"seqlens_q", {3, 0, 5}}, {"hq", 4},
+                                         {"hkv", 1}, {"d", 64}, {"lse", true}});
+  EXPECT_EQ(names(plain.inputs), (Names{"q", "k", "v", "cu_seqlens_q", "cu_seqlens_k"}));
+  EXPECT_DOUBLE_EQ(input(plain, "q").fill.hi, 1.0);
+  EXPECT_EQ(output(plain, "o").dtype, OPCERT_DTYPE_BF16);
+  EXPECT_EQ(output(plain, "lse").dtype, OPCERT_DTYPE_F32);
+  // Varlen descales are [sequences, Hkv].
+  const auto packed = build("attention", {{"dtype", "e4m3"}, {"layout", "varlen"}, {"seqlens_q", {3, 0, 5}}, {"hq", 4},
+                                          {"hkv", 1}, {"d", 64}, {"descale", true}});
+  EXPECT_EQ(input(packed, "v_descale").shape, (Shape{3, 1}));
+}
+
+TEST(CaseBuilder, AttentionFp8Rejections) {
+  EXPECT_EQ(error_of("attention", {{"dtype", "bf16"}, {"sq", 4}, {"hq", 2}, {"d", 64}, {"descale", true}}),
+            "parameter 'descale' needs dtype fp8_e4m3fn (descales dequantize fp8 inputs), not bf16");
+  EXPECT_NE(error_of("attention", {{"dtype", "e5m2"}, {"sq", 4}, {"hq", 2}, {"d", 64}}).find("dtype"), std::string::npos);
+  EXPECT_NE(error_of("attention", {{"dtype", "e4m3"}, {"sq", 4}, {"hq", 2}, {"d", 64}, {"specials", {"inf"}}})
+                .find("fp8_e4m3fn cannot hold"),
+            std::string::npos);
+  EXPECT_EQ(error_of("attention", {{"dtype", "e4m3"}, {"sq", 4}, {"hq", 2}, {"d", 64}, {"specials", {"nan"}}}), "");
+}
+
 TEST(CaseBuilder, AttentionRejections) {
   const json base = {{"dtype", "bf16"}, {"sq", 4}, {"hq", 6}, {"d", 64}};
   auto with = [&](json extra) {

@@ -40,6 +40,15 @@ TEST(WorkModel, AttentionCausalSquare) {
   EXPECT_TRUE(m.compute_bound);
 }
 
+TEST(WorkModel, AttentionFp8CountsOneByteCodesAndTheDescales) {
+  // q [2,4,2,8] and k, v [2,4,1,8] e4m3: 1 byte each; descales [2,1] fp32 x3; o [2,4,2,8] bf16.
+  const auto m = work_model(build("attention", {{"dtype", "e4m3"}, {"b", 2}, {"sq", 4}, {"hq", 2}, {"hkv", 1}, {"d", 8},
+                                                {"descale", true}}));
+  EXPECT_EQ(m.flops, attention_flops(2 * 16, 2, 8));
+  EXPECT_EQ(m.bytes, 1.0 * (128 + 64 + 64) + 4.0 * 3 * 2 + 2.0 * 128);
+  EXPECT_EQ(m.compute_dtype, "fp8_e4m3fn") << "judged against the fp8 tensor-core peak";
+}
+
 TEST(WorkModel, AttentionMasksCountedByHand) {
   EXPECT_EQ(bshd_pairs(4, 4, false, -1), 16);
   EXPECT_EQ(bshd_pairs(4, 4, true, -1), 10);

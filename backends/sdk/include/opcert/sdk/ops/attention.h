@@ -1,8 +1,11 @@
 // The operands of an attention call (docs/OPS.md "attention"), checked against the contract once
-// for every backend: q, k, v and o in one dtype T (fp16, bf16 or fp32), BSHD ([B, S, H, D]) or
-// varlen ([T, H, D] with int32 cu_seqlens_q and cu_seqlens_k [B+1], exactly when cu_seqlens_q is
-// given), Hq a multiple of Hkv, D >= 1, an optional fp32 lse ([B, Hq, Sq] or [Hq, Tq]); scale
-// (default 1/sqrt(D)), causal 0/1, window_left >= -1 (-1: unlimited).
+// for every backend: q, k, v in one dtype T (fp16, bf16 or fp32, with o also T; or fp8 e4m3fn,
+// FlashAttention-3's fp8 forward, with o bf16), BSHD ([B, S, H, D]) or varlen ([T, H, D] with int32
+// cu_seqlens_q and cu_seqlens_k [B+1], exactly when cu_seqlens_q is given), Hq a multiple of Hkv,
+// D >= 1, an optional fp32 lse ([B, Hq, Sq] or [Hq, Tq]); scale (default 1/sqrt(D)), causal 0/1,
+// window_left >= -1 (-1: unlimited). fp8 only: optional fp32 descales q_descale, k_descale and
+// v_descale [B, Hkv] (one factor per batch entry and KV head; a missing one is 1), so that
+// S = scale · (q·qd)(k·kd)ᵀ and O = softmax(S)·(v·vd).
 #pragma once
 
 #include <opcert/sdk/call_check.h>
@@ -20,8 +23,12 @@ enum class AttentionLayout { kBshd, kVarlen };
 
 struct AttentionOperands {
   std::optional<Tensor> q, k, v, cu_seqlens_q, cu_seqlens_k, o, lse;
+  /// fp8 only, each optional: fp32 [B, Hkv] factors that dequantize q, k and v (the real values
+  /// are code · factor); query head h uses the factor of its KV head, h / group(). Missing: 1.
+  std::optional<Tensor> q_descale, k_descale, v_descale;
   AttentionLayout layout = AttentionLayout::kBshd;
-  int32_t dtype = OPCERT_DTYPE_INVALID;  // T
+  int32_t dtype = OPCERT_DTYPE_INVALID;      // T, the dtype of q, k and v
+  int32_t out_dtype = OPCERT_DTYPE_INVALID;  // o's dtype: T, or bf16 when T is fp8 e4m3fn
   int64_t batch = 0;                     // B (varlen: entries of cu_seqlens_q - 1)
   int64_t sq = 0, skv = 0;               // BSHD sequence lengths (0 for varlen)
   int64_t tq = 0, tk = 0;                // query and key tokens in all (BSHD: B·Sq, B·Skv)
@@ -31,6 +38,8 @@ struct AttentionOperands {
   int64_t window_left = -1;  // keys this far left of the diagonal and no further; -1: unlimited
 
   bool varlen() const { return layout == AttentionLayout::kVarlen; }
+  /// q, k and v are fp8 e4m3fn codes (FlashAttention-3's fp8 forward): o is bf16, descales apply.
+  bool fp8() const { return dtype == OPCERT_DTYPE_F8_E4M3FN; }
   /// Query heads per key/value head: query head h reads key/value head h / group().
   int64_t group() const { return hq / hkv; }
 };
@@ -75,11 +84,39 @@ inline void read_attention_dims(CallCheck& check, AttentionOperands& g) {
   check.require(g.d >= 1, "q has head dim D = 0, expected D >= 1");
   check.require(g.hkv >= 1 && g.hq % g.hkv == 0, "q has " + std::to_string(g.hq) + " heads and k " +
                                                      std::to_string(g.hkv) + ", expected Hq a multiple of Hkv (GQA/MQA)");
+  for (const auto* descale : {&g.q_descale, &g.k_descale, &g.v_descale})
+    if (*descale && check.ok()) check.shape(**descale, {g.batch, g.hkv}, "[B, Hkv] (one factor per batch entry and KV head)");
   if (g.lse && check.ok()) {
     if (g.varlen())
       check.shape(*g.lse, {g.hq, g.tq}, "[Hq, Tq]");
     else
       check.shape(*g.lse, {g.batch, g.hq, g.sq}, "[B, Hq, Sq]");
+  }
+}
+
+// The dtypes: q, k, v in T; o in T, or bf16 for fp8 e4m3fn inputs, whose descales are fp32 and
+// which are the only inputs that take descales.
+inline void read_attention_dtypes(CallCheck& check, AttentionOperands& g) {
+  check.require(g.q->dtype() != OPCERT_DTYPE_F8_E5M2,
+                "q is fp8_e5m2, expected fp8_e4m3fn: fp8 attention takes e4m3 codes only (FlashAttention-3's format)");
+  check.dtype(*g.q, {OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16, OPCERT_DTYPE_F32, OPCERT_DTYPE_F8_E4M3FN});
+  g.dtype = g.q->dtype();
+  for (const auto& t : {g.k, g.v}) check.same_dtype(*t, *g.q);
+  if (!check.ok()) return;
+  if (g.fp8()) {
+    g.out_dtype = OPCERT_DTYPE_BF16;
+    check.require(g.o->dtype() == OPCERT_DTYPE_BF16, std::string("o is ") + dtype_name(g.o->dtype()) +
+                                                         ", expected bf16 (fp8_e4m3fn attention writes bf16)");
+  } else {
+    g.out_dtype = g.dtype;
+    check.same_dtype(*g.o, *g.q);
+  }
+  for (const auto* descale : {&g.q_descale, &g.k_descale, &g.v_descale}) {
+    if (!*descale || !check.ok()) continue;
+    const std::string name((*descale)->name());
+    check.require(g.fp8(), "input '" + name + "' is given with " + dtype_name(g.dtype) +
+                               " q, k, v; descales dequantize fp8_e4m3fn inputs only (leave it out)");
+    check.dtype(**descale, {OPCERT_DTYPE_F32});
   }
 }
 
@@ -93,6 +130,9 @@ inline AttentionOperands parse_attention(const OpCall& call, CallCheck& check) {
   g.q = check.input("q");
   g.k = check.input("k");
   g.v = check.input("v");
+  g.q_descale = check.input("q_descale", false);
+  g.k_descale = check.input("k_descale", false);
+  g.v_descale = check.input("v_descale", false);
   g.o = check.output("o");
   g.lse = check.output("lse", false);
   detail::read_cu_seqlens(check, g);
@@ -101,9 +141,7 @@ inline AttentionOperands parse_attention(const OpCall& call, CallCheck& check) {
   check.require(g.window_left >= -1,
                 "attribute 'window_left' must be -1 (unlimited) or more (got " + std::to_string(g.window_left) + ")");
   if (!check.ok()) return g;
-  check.dtype(*g.q, {OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16, OPCERT_DTYPE_F32});
-  g.dtype = g.q->dtype();
-  for (const auto& t : {g.k, g.v, g.o}) check.same_dtype(*t, *g.q);
+  detail::read_attention_dtypes(check, g);
   if (g.lse) check.dtype(*g.lse, {OPCERT_DTYPE_F32});
   if (g.varlen()) {
     check.dtype(*g.cu_seqlens_q, {OPCERT_DTYPE_I32});
