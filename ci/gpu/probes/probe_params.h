@@ -1,0 +1,39 @@
+// The attention kernels' parameters from a probe's arguments (ci/gpu/probes/*.cu), filled as the
+// backend's params_of fills them from a parsed call (backends/cuda/ops/attention_call.cpp).
+#pragma once
+
+#include <cstdint>
+
+#include "ops/attention_params.h"
+
+namespace opcert::cuda::attn {
+
+/// BSHD when cu_q is null (then tq = batch · sq and tk = batch · skv), else varlen.
+inline Params probe_params(const void* q, const void* k, const void* v, void* o, float* lse, const int32_t* cu_q,
+                           const int32_t* cu_k, int batch, int hq, int hkv, int d, int sq, int skv, int64_t tq,
+                           int64_t tk, float scale, int causal, int window_left) {
+  Params p;
+  p.q = q;
+  p.k = k;
+  p.v = v;
+  p.o = o;
+  p.lse = lse;
+  p.cu_q = cu_q;
+  p.cu_k = cu_k;
+  p.batch = batch;
+  p.hq = hq;
+  p.hkv = hkv;
+  p.group = hq / hkv;
+  p.d = d;
+  p.sq = sq;
+  p.skv = skv;
+  p.tq = tq;
+  p.tk = tk;
+  p.scale = scale;
+  p.scale_log2 = static_cast<float>(static_cast<double>(scale) * 1.4426950408889634);  // log2(e)
+  p.causal = causal;
+  p.window_left = window_left;
+  return p;
+}
+
+}  // namespace opcert::cuda::attn
