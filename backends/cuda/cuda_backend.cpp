@@ -51,7 +51,8 @@ class CudaBackend : private ContextOwner, public sdk::Backend, public sdk::Event
   CudaBackend() : CudaCollectives(static_cast<const sdk::Backend&>(*this), *ctx_) {
     for (auto* family : {gemm_implementations, gemm_fp8_implementations, gemm_int8_implementations,
                          norm_implementations, rope_implementations, softmax_implementations,
-                         quantize_implementations, attention_implementations})
+                         quantize_implementations, attention_implementations, attention_decode_implementations,
+                         attention_tuned_implementations})
       for (auto& impl : family(*ctx_)) add(std::move(impl));
     for (auto& impl : collective_implementations(*this)) add(std::move(impl));
   }

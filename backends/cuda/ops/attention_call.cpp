@@ -13,6 +13,14 @@ Dtype dtype_of(const AttentionOperands& a) {
 }
 
 sdk::Support kernel_limits(const AttentionOperands& a) {
+  // Checked first: dtype_of has no fp8, and every kernel behind these limits reads fp16/bf16/fp32.
+  if (a.fp8())
+    return sdk::Support::no("q, k and v are fp8_e4m3fn: these fp16/bf16/fp32 attention kernels take no fp8 "
+                            "(FlashAttention-3's fp8 forward): cuda.attention.warpspec_fp8 or cuda.attention.flash_fp8 takes it");
+  return shape_limits(a);
+}
+
+sdk::Support shape_limits(const AttentionOperands& a) {
   if (a.d > kSimpleMaxD)
     return sdk::Support::no("head dim D = " + std::to_string(a.d) + " is above " + std::to_string(kSimpleMaxD) +
                             ", the most these kernels take");
@@ -31,6 +39,9 @@ Params params_of(const AttentionOperands& a) {
   p.v = a.v->data<const void>();
   p.o = a.o->data<void>();
   p.lse = a.lse ? a.lse->data<float>() : nullptr;
+  p.q_descale = a.q_descale ? a.q_descale->data<const float>() : nullptr;
+  p.k_descale = a.k_descale ? a.k_descale->data<const float>() : nullptr;
+  p.v_descale = a.v_descale ? a.v_descale->data<const float>() : nullptr;
   if (a.varlen()) {
     p.cu_q = a.cu_seqlens_q->data<const int32_t>();
     p.cu_k = a.cu_seqlens_k->data<const int32_t>();

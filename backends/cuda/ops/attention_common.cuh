@@ -111,6 +111,25 @@ struct CtaTile {
   int key_lo = 0, key_hi = 0;  // keys [key_lo, key_hi) that some query of the tile may see
 };
 
+/// Fills in tile `t` of sequence t.s (already set): query rows from m_block * bm, head h.
+template <class T, int D>
+__device__ inline void fill_tile(const Params& p, int bm, int m_block, int h, CtaTile<T>& t) {
+  t.h = h;
+  const int kvh = t.h / p.group;
+  t.m0 = m_block * bm;
+  t.rows = min(bm, t.s.sq - t.m0);
+  t.offset = t.s.skv - t.s.sq;
+  t.q_stride = int64_t{p.hq} * D;
+  t.kv_stride = int64_t{p.hkv} * D;
+  t.q = static_cast<const T*>(p.q) + (t.s.q_start + t.m0) * t.q_stride + int64_t{t.h} * D;
+  t.o = static_cast<T*>(p.o) + (t.s.q_start + t.m0) * t.q_stride + int64_t{t.h} * D;
+  t.k = static_cast<const T*>(p.k) + t.s.k_start * t.kv_stride + int64_t{kvh} * D;
+  t.v = static_cast<const T*>(p.v) + t.s.k_start * t.kv_stride + int64_t{kvh} * D;
+  t.lse = p.lse != nullptr ? p.lse + t.s.lse_base + int64_t{t.h} * t.s.lse_head_stride + t.m0 : nullptr;
+  t.key_lo = p.window_left >= 0 ? max(0, t.m0 + t.offset - p.window_left) : 0;
+  t.key_hi = p.causal ? min(t.s.skv, t.m0 + t.rows - 1 + t.offset + 1) : t.s.skv;
+}
+
 /// The tile of this CTA; false when the CTA has none (varlen grids have spare CTAs). Tiles are
 /// numbered from the last one so that the costliest causal tiles start first.
 template <class T, int D>
@@ -125,20 +144,7 @@ __device__ inline bool cta_tile(const Params& p, int bm, CtaTile<T>& t) {
     t.s = bshd_seq(p, blockIdx.z);
     m_block = static_cast<int>(gridDim.x) - 1 - static_cast<int>(blockIdx.x);
   }
-  t.h = blockIdx.y;
-  const int kvh = t.h / p.group;
-  t.m0 = m_block * bm;
-  t.rows = min(bm, t.s.sq - t.m0);
-  t.offset = t.s.skv - t.s.sq;
-  t.q_stride = int64_t{p.hq} * D;
-  t.kv_stride = int64_t{p.hkv} * D;
-  t.q = static_cast<const T*>(p.q) + (t.s.q_start + t.m0) * t.q_stride + int64_t{t.h} * D;
-  t.o = static_cast<T*>(p.o) + (t.s.q_start + t.m0) * t.q_stride + int64_t{t.h} * D;
-  t.k = static_cast<const T*>(p.k) + t.s.k_start * t.kv_stride + int64_t{kvh} * D;
-  t.v = static_cast<const T*>(p.v) + t.s.k_start * t.kv_stride + int64_t{kvh} * D;
-  t.lse = p.lse != nullptr ? p.lse + t.s.lse_base + int64_t{t.h} * t.s.lse_head_stride + t.m0 : nullptr;
-  t.key_lo = p.window_left >= 0 ? max(0, t.m0 + t.offset - p.window_left) : 0;
-  t.key_hi = p.causal ? min(t.s.skv, t.m0 + t.rows - 1 + t.offset + 1) : t.s.skv;
+  fill_tile<T, D>(p, bm, m_block, blockIdx.y, t);
   return true;
 }
 

@@ -72,7 +72,8 @@ std::vector<sdk::Implementation> attention_implementations(CudaContext& ctx) {
                "kernel. BSHD and varlen, causal, window, GQA/MQA, lse",
                OPCERT_DEVICE_CUDA},
               sdk::parse_attention, [&ctx](const AttentionOperands& a) { run(ctx, a); }, attn::kernel_limits),
-          attn::wgmma_implementation(ctx)};
+          attn::wgmma_implementation(ctx), attn::warpspec_implementation(ctx),
+          attn::warpspec_fp8_implementation(ctx), attn::flash_fp8_implementation(ctx)};
 }
 
 }  // namespace opcert::cuda

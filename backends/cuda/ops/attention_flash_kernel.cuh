@@ -110,11 +110,13 @@ __device__ inline void mask_rows(float (&sc)[NT][4], const Params& p, int i0, in
 }
 
 /// One online-softmax step of the block's two rows: the running max (raw units) takes in the
-/// tile, sc becomes p = exp2(s·sl2 - m·sl2), the running sum l = l·alpha + Σp; alpha is what the
-/// output accumulators of the row must be scaled by.
+/// tile, sc becomes p = exp2(s·sl2 - m·sl2 + p_log2), the running sum l = l·alpha + Σp; alpha is
+/// what the output accumulators of the row must be scaled by. p_log2 shifts every p by the same
+/// power of two (o = Σpv / l is unchanged; lse must take p_log2·ln2 off): the fp8 kernel puts p
+/// in [0, 2^8] so that rounding it to e4m3 keeps small values normal.
 template <int NT>
 __device__ inline void softmax_rows(float (&sc)[NT][4], float (&row_max)[2], float (&row_sum)[2], float sl2,
-                                    float (&alpha)[2]) {
+                                    float (&alpha)[2], float p_log2 = 0.0f) {
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     float mx = row_max[r];
@@ -130,7 +132,7 @@ __device__ inline void softmax_rows(float (&sc)[NT][4], float (&row_max)[2], flo
     for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
       for (int c = 0; c < 2; ++c) {
-        const float e = exp2_approx(fmaf(sc[nt][2 * r + c], sl2, -m_scaled));
+        const float e = exp2_approx(fmaf(sc[nt][2 * r + c], sl2, p_log2 - m_scaled));
         sc[nt][2 * r + c] = e;
         sum += e;
       }
@@ -255,6 +257,20 @@ struct TileCopy {
     return off[it % kPeriod] + static_cast<uint32_t>((it / kPeriod) * kPeriod * kRowStep * D * 2);
   }
   __device__ int row(int it) const { return row0 + it * kRowStep; }
+
+  /// Starts the copies of key tile n (kRows keys of K and V, rows of kv_stride elements from gK and
+  /// gV; zero-filled at and past skv) into the tiles at shared addresses dk and dv.
+  template <class T>
+  __device__ void copy_kv(uint32_t dk, uint32_t dv, const T* gK, const T* gV, int n, int skv, int64_t kv_stride) const {
+#pragma unroll
+    for (int it = 0; it < kIters; ++it) {
+      const int key = n * kRows + row(it);
+      const bool ok = key < skv;
+      const int64_t src = ok ? key * kv_stride + c * 8 : 0;
+      cp_async_16(dk + smem(it), gK + src, ok);
+      cp_async_16(dv + smem(it), gV + src, ok);
+    }
+  }
 };
 
 // ---- the kernel ----------------------------------------------------------------------------
@@ -297,15 +313,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) attention_flas
   constexpr uint32_t kKVStageBytes = BN * D * 2;
   const TileCopy<D, Cfg::kThreads, BN> kv_copy(tid);
   auto load_kv = [&](int n, int stage) {
-    const uint32_t dk = sK_addr + stage * kKVStageBytes, dv = sV_addr + stage * kKVStageBytes;
-#pragma unroll
-    for (int it = 0; it < kv_copy.kIters; ++it) {
-      const int key = n * BN + kv_copy.row(it);
-      const bool ok = key < s.skv;
-      const int64_t src = ok ? key * kv_stride + kv_copy.c * 8 : 0;
-      cp_async_16(dk + kv_copy.smem(it), gK + src, ok);
-      cp_async_16(dv + kv_copy.smem(it), gV + src, ok);
-    }
+    kv_copy.copy_kv(sK_addr + stage * kKVStageBytes, sV_addr + stage * kKVStageBytes, gK, gV, n, s.skv, kv_stride);
   };
 
   // Prologue: Q and the first (highest) key tile in one group.

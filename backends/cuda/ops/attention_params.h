@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace opcert::cuda::attn {
@@ -30,6 +31,10 @@ struct Params {
   float scale_log2 = 1.0f;  // scale * log2(e): p = exp2(s * scale_log2 - m * scale_log2)
   int causal = 0;
   int window_left = -1;  // < 0: unlimited
+  // fp8 e4m3 q, k, v only: fp32 [batch, hkv] dequantization factors, null meaning 1.
+  const float* q_descale = nullptr;
+  const float* k_descale = nullptr;
+  const float* v_descale = nullptr;
 };
 
 /// dtypes the launchers take (matches OPCERT_DTYPE_* through the caller's switch).
@@ -52,6 +57,26 @@ void launch_wgmma_fp16(const Params& p, cudaStream_t stream);
 const void* wgmma_kernel_bf16(int d);
 const void* wgmma_kernel_fp16(int d);
 int wgmma_smem_bytes(int d);
+
+/// The warp-specialized Hopper kernel of cuda.attention.warpspec (attention_ws_kernel.cuh: TMA
+/// producer warpgroup, mbarrier ring, ping-ponging consumers; fp16/bf16, D 64/128, BSHD, sm_90a;
+/// the caller checks): per-dtype entry points, the kernel for head dim d (null for other d), and
+/// its shared memory for head dim d (0 if not one it takes).
+void launch_ws_bf16(const Params& p, cudaStream_t stream);
+void launch_ws_fp16(const Params& p, cudaStream_t stream);
+/// The same with the configuration chosen by hand (variant 1 or 2: attention_ws_launch.cuh), for probes.
+void launch_ws_bf16_variant(const Params& p, cudaStream_t stream, int variant);
+void launch_ws_fp16_variant(const Params& p, cudaStream_t stream, int variant);
+const void* ws_kernel_bf16(int d);
+const void* ws_kernel_fp16(int d);
+int ws_smem_bytes(int d);
+/// The kernel's fp8 e4m3 form (cuda.attention.warpspec_fp8: BSHD, D 128, o bf16, descales in p):
+/// writes V transposed into `scratch` (ws_fp8_scratch_bytes(p) bytes), then runs the kernel.
+std::size_t ws_fp8_scratch_bytes(const Params& p);
+void launch_ws_fp8(const Params& p, void* scratch, cudaStream_t stream);
+/// The fp8 kernel, for its attributes, and its dynamic shared memory.
+const void* ws_fp8_kernel();
+int ws_fp8_smem_bytes();
 
 /// The simple fp32-math kernel (any dtype, 1 <= D <= 256): one warp per (query, head).
 inline constexpr int kSimpleMaxD = 256;

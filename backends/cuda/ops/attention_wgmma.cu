@@ -3,16 +3,16 @@
 // the kernels' shared limits (attention_call.h), then against what this kernel takes: a Hopper
 // device whose image of the kernel is sm_90a, fp16/bf16, D 64 or 128, a positive finite scale,
 // 16-byte aligned operands. Everything else is declined with the reason (cuda.attention.flash
-// takes it). BSHD and varlen, causal, window, GQA/MQA, lse.
+// takes it; the checks are attention_hopper_support.h). BSHD and varlen, causal, window, GQA/MQA, lse.
 #include <opcert/sdk/checked_implementation.h>
 
 #include <string>
 
 #include "cuda_check.h"
 #include "ops/attention_call.h"
+#include "ops/attention_hopper_support.h"
 #include "ops/attention_params.h"
 #include "ops/attention_wgmma_kernel.cuh"
-#include "ops/launch_common.cuh"
 
 namespace opcert::cuda {
 namespace {
@@ -22,37 +22,11 @@ using attn::Dtype;
 
 constexpr const char* kKey = "cuda.attention.wgmma";
 
-/// Whether the Hopper kernel takes a call that parsed and is within the shared kernel limits.
-sdk::Support wgmma_support(const CudaContext& ctx, const AttentionOperands& a) {
-  const cudaDeviceProp& props = ctx.props;
-  const Dtype dtype = attn::dtype_of(a);
-  if (props.major != 9)
-    return sdk::Support::no(std::string(kKey) + " runs on Hopper (compute capability 9.x) only, this device is " +
-                            std::to_string(props.major) + "." + std::to_string(props.minor));
-  if (dtype == Dtype::f32) return sdk::Support::no(std::string(kKey) + " takes fp16/bf16 only (fp32: cuda.attention.flash)");
-  if (a.d != 64 && a.d != 128)
-    return sdk::Support::no(std::string(kKey) + " takes head dim D 64 or 128, not " + std::to_string(a.d) +
-                            " (cuda.attention.flash takes 1 to 256)");
-  if (!attn::positive_scale(a))
-    return sdk::Support::no(std::string(kKey) + " needs a positive finite softmax scale (its running max is over raw scores)");
-  if (!attn::aligned16(a)) return sdk::Support::no(std::string(kKey) + " needs q, k, v and o 16-byte aligned");
-  const int d = static_cast<int>(a.d);
-  const int smem = attn::wgmma_smem_bytes(d);
-  if (static_cast<std::size_t>(smem) + 256 > props.sharedMemPerBlockOptin)  // (+ its static bytes)
-    return sdk::Support::no(std::string(kKey) + " needs " + std::to_string(smem) +
-                            " bytes of shared memory a block, the device allows " +
-                            std::to_string(props.sharedMemPerBlockOptin));
-  // A build without 90a in CMAKE_CUDA_ARCHITECTURES would leave only the trapping image.
-  const std::string problem = kernel_image_problem(
-      ctx.device, dtype == Dtype::bf16 ? attn::wgmma_kernel_bf16(d) : attn::wgmma_kernel_fp16(d), 90, kKey);
-  if (!problem.empty()) return sdk::Support::no(problem);
-  return sdk::Support::yes();
-}
-
 /// The shared limits, then this kernel's.
 sdk::Support support(const CudaContext& ctx, const AttentionOperands& a) {
   const sdk::Support shared = attn::kernel_limits(a);
-  return shared.supported ? wgmma_support(ctx, a) : shared;
+  if (!shared.supported) return shared;
+  return attn::hopper_kernel_support(ctx, a, {kKey, attn::wgmma_kernel_bf16, attn::wgmma_kernel_fp16, attn::wgmma_smem_bytes});
 }
 
 void run(CudaContext& ctx, const AttentionOperands& a) {

@@ -19,5 +19,7 @@ std::vector<sdk::Implementation> rope_implementations(CudaContext& ctx);
 std::vector<sdk::Implementation> softmax_implementations(CudaContext& ctx);
 std::vector<sdk::Implementation> quantize_implementations(CudaContext& ctx);
 std::vector<sdk::Implementation> attention_implementations(CudaContext& ctx);   // flash attention
+std::vector<sdk::Implementation> attention_decode_implementations(CudaContext& ctx);  // split-KV decode
+std::vector<sdk::Implementation> attention_tuned_implementations(CudaContext& ctx);  // per-call choice
 
 }  // namespace opcert::cuda

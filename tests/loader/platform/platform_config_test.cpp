@@ -112,7 +112,7 @@ TEST(BuiltinPlatforms, CudaH100) {
   EXPECT_EQ(h100.implementations.size(), 14u);  // every catalogue op
   EXPECT_EQ(h100.implementations.at("gemm"), "cuda.gemm.cublaslt");
   EXPECT_EQ(h100.implementations.at("gemm_fp8"), "cuda.gemm_fp8.tuned");
-  EXPECT_EQ(h100.implementations.at("attention"), "cuda.attention.flash");
+  EXPECT_EQ(h100.implementations.at("attention"), "cuda.attention.tuned");
   EXPECT_EQ(h100.implementations.at("rms_norm"), "cuda.rms_norm.fused");
   EXPECT_EQ(h100.implementations.at("all_reduce"), "cuda.all_reduce.nccl");
   EXPECT_EQ(h100.environment.at("CUBLASLT_LOG_LEVEL"), "0");

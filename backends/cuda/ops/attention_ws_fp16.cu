@@ -1,0 +1,12 @@
+// The fp16 instantiations of the warp-specialized Hopper attention kernel (D 64, 128).
+#include "ops/attention_ws_launch.cuh"
+
+namespace opcert::cuda::attn {
+
+void launch_ws_fp16(const Params& p, cudaStream_t stream) { launch_ws_t<__half>(p, stream); }
+const void* ws_kernel_fp16(int d) { return ws_kernel_t<__half>(d); }
+void launch_ws_fp16_variant(const Params& p, cudaStream_t stream, int variant) {
+  launch_ws_variant<__half>(p, stream, variant);
+}
+
+}  // namespace opcert::cuda::attn

@@ -1,0 +1,83 @@
+// Host side of the warp-specialized attention kernel (attention_ws_kernel.cuh): its tensor maps
+// and its launch, per element type and head dim. Included by the per-dtype translation units.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "cuda_check.h"
+#include "ops/attention_ws_kernel.cuh"
+#include "ops/tensor_map.h"
+
+namespace opcert::cuda::attn {
+
+/// The 4-d map of a dense [B, S, H, D] tensor of `elem_bytes`-byte elements: boxes of one
+/// 128-byte block of columns (the swizzle span) and `box_rows` tokens of one head.
+inline CUtensorMap bshd_map(const void* base, CUtensorMapDataType dtype, int elem_bytes, int batch, int s, int h, int d,
+                            int box_rows) {
+  TensorMapShape shape;
+  shape.sizes = {static_cast<uint64_t>(d), static_cast<uint64_t>(h), static_cast<uint64_t>(s),
+                 static_cast<uint64_t>(batch)};
+  const uint64_t row = static_cast<uint64_t>(d) * elem_bytes;
+  shape.strides = {row, row * h, row * h * s};
+  shape.box = {static_cast<uint32_t>(128 / elem_bytes), 1, static_cast<uint32_t>(box_rows), 1};
+  return encode_tensor_map_4d(base, dtype, shape);
+}
+
+/// Launches the kernel of configuration Cfg for a BSHD call.
+template <class T, class Cfg>
+void launch_ws_cfg(const Params& p, cudaStream_t stream) {
+  const auto kernel = attention_ws_kernel<T, Cfg>;
+  const dim3 grid = attention_grid(p, Cfg::kBM);
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;
+  const CUtensorMapDataType dtype =
+      std::is_same_v<T, __nv_bfloat16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  WsMaps maps;
+  maps.q = bshd_map(p.q, dtype, 2, p.batch, p.sq, p.hq, Cfg::kD, 64);
+  maps.k = bshd_map(p.k, dtype, 2, p.batch, p.skv, p.hkv, Cfg::kD, Cfg::kBN);
+  maps.v = bshd_map(p.v, dtype, 2, p.batch, p.skv, p.hkv, Cfg::kD, Cfg::kBN);
+  maps.o = bshd_map(p.o, dtype, 2, p.batch, p.sq, p.hq, Cfg::kD, 64);
+  OPCERT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
+  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(maps, p);
+  OPCERT_CUDA_CHECK_LAUNCH("attention_ws_kernel");
+}
+
+/// Where the measured choice changes (probe of 2026-11-27, docs/PERFORMANCE.md): D 128 takes
+/// 176-key tiles unless a window masks them or a causal mask does on sequences shorter than this;
+/// D 64 takes 192-row tiles from these query rows on (causal, and not).
+inline constexpr int kWsD128WideMinCausalRows = 4096;
+inline constexpr int kWsD64TallMinCausalRows = 2048;
+inline constexpr int kWsD64TallMinRows = 1024;
+
+/// Which configuration runs a call: 0 the measured choice, 1 the first of its head dim's pair
+/// (WsD128Wide, WsD64Tall), 2 the second (WsD128, WsD64); probes time them one by one.
+template <class T>
+void launch_ws_variant(const Params& p, cudaStream_t stream, int variant) {
+  if (p.d == 128) {
+    const bool wide = p.window_left < 0 && (!p.causal || p.sq >= kWsD128WideMinCausalRows);
+    if (variant == 1 || (variant == 0 && wide)) launch_ws_cfg<T, WsD128Wide>(p, stream);
+    else launch_ws_cfg<T, WsD128>(p, stream);
+  } else if (p.d == 64) {
+    const bool tall = p.sq >= (p.causal ? kWsD64TallMinCausalRows : kWsD64TallMinRows);
+    if (variant == 1 || (variant == 0 && tall)) launch_ws_cfg<T, WsD64Tall>(p, stream);
+    else launch_ws_cfg<T, WsD64>(p, stream);
+  }
+}
+
+/// One kernel of head dim d (null if d is not 64 or 128), for the image check (all of a head
+/// dim's configurations are built together).
+template <class T>
+const void* ws_kernel_t(int d) {
+  return d == 64    ? reinterpret_cast<const void*>(attention_ws_kernel<T, WsD64>)
+         : d == 128 ? reinterpret_cast<const void*>(attention_ws_kernel<T, WsD128>)
+                    : nullptr;
+}
+
+template <class T>
+void launch_ws_t(const Params& p, cudaStream_t stream) {
+  launch_ws_variant<T>(p, stream, 0);
+}
+
+}  // namespace opcert::cuda::attn
