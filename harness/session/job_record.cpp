@@ -81,7 +81,9 @@ std::optional<JobRecord> read_job_record(const std::filesystem::path& dir) {
   } catch (const std::exception& e) {
     throw fail(e.what());
   }
-  if (!doc.is_object() || doc.value("kind", "") != "opcert-job") throw fail("kind is not \"opcert-job\"");
+  // (value() would throw on a "kind" that is not a string: the type is checked first)
+  const auto kind = doc.is_object() ? doc.find("kind") : doc.end();
+  if (kind == doc.end() || !kind->is_string() || *kind != "opcert-job") throw fail("kind is not \"opcert-job\"");
   if (!doc.contains("job") || !doc.contains("fingerprint") || !doc["fingerprint"].is_string() ||
       !doc.contains("started_at") || !doc["started_at"].is_string())
     throw fail("job, fingerprint or started_at is missing");

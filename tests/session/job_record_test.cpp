@@ -61,5 +61,22 @@ TEST(JobRecord, ItIsWrittenAndReadBackAndAnEditedOneIsRefused) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(JobRecord, AFileOfTheWrongShapeIsRefusedWithTheReason) {
+  const auto dir = std::filesystem::temp_directory_path() / "opcert-job-record-shape-test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  // A "kind" that is not a string once escaped as a json type_error (found by fuzz.job).
+  for (const char* text : {R"({"kind": 5})", R"({"kind": null, "job": {}})", R"([1, 2])", R"("opcert-job")"}) {
+    std::ofstream(dir / kJobFileName) << text;
+    try {
+      read_job_record(dir);
+      ADD_FAILURE() << text << " was read";
+    } catch (const InputError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("kind is not \"opcert-job\"")) << text;
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace opcert
