@@ -31,7 +31,7 @@ import zlib
 import torch
 import torch.nn.functional as F
 
-from cuda_probe_build import build_library
+from cuda_probe_build import allowed_keys, build_library
 
 SOURCES = [
     "ci/gpu/probes/attention_decode_probe.cu",
@@ -123,17 +123,6 @@ CASES = [
 ]
 
 
-def allowed_mask(sq, skv, causal, window, device):
-    i = torch.arange(sq, device=device).unsqueeze(1) + (skv - sq)
-    j = torch.arange(skv, device=device).unsqueeze(0)
-    ok = torch.ones(sq, skv, dtype=torch.bool, device=device)
-    if causal:
-        ok &= j <= i
-    if window >= 0:
-        ok &= j >= i - window
-    return ok
-
-
 def reference_bshd(q, k, v, c):
     """fp32 attention (docs/OPS.md): q [B,Sq,Hq,D], k/v [B,Skv,Hkv,D] -> o [B,Sq,Hq,D], lse [B,Hq,Sq]. The
     query heads of a KV head are taken together (no repeat of K and V)."""
@@ -144,7 +133,7 @@ def reference_bshd(q, k, v, c):
     lse = torch.full((b, hq, sq), float("-inf"), device=q.device)
     if skv == 0 or sq == 0:
         return o, lse
-    ok = allowed_mask(sq, skv, c.causal, c.window, q.device).repeat(g, 1)  # rows (g, i)
+    ok = allowed_keys(sq, skv, c.causal, c.window, q.device).repeat(g, 1)  # rows (g, i)
     step = max(1, (256 << 20) // max(1, hkv * skv * d * 8))
     for b0 in range(0, b, step):
         b1 = min(b, b0 + step)

@@ -17,7 +17,7 @@ import time
 import torch
 import torch.nn.functional as F
 
-from cuda_probe_build import build_library
+from cuda_probe_build import allowed_keys, build_library
 
 SOURCES = [
     "ci/gpu/probes/attention_ws_probe.cu",
@@ -65,18 +65,6 @@ def run_kernel(lib, which, q, k, v, o, lse, causal, window, scale, descales=(Non
         ctypes.c_void_p(buf.data_ptr()), ctypes.c_size_t(buf.numel()))
     if rc != 0:
         raise RuntimeError(f"{which} launch failed")
-
-
-def allowed_keys(sq, skv, causal, window, device):
-    """[Sq, Skv] True where a query may see a key: the bottom-right causal mask and the window."""
-    i = torch.arange(sq, device=device).unsqueeze(1) + (skv - sq)
-    j = torch.arange(skv, device=device).unsqueeze(0)
-    ok = torch.ones(sq, skv, dtype=torch.bool, device=device)
-    if causal:
-        ok &= j <= i
-    if window >= 0:
-        ok &= j >= i - window
-    return ok
 
 
 def reference(q, k, v, causal, window, scale):

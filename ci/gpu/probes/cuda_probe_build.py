@@ -1,6 +1,7 @@
-"""Builds a probe's shared library from the repository's CUDA sources (each with nvcc for sm_90a, in
-parallel, ptxas's report kept) and loads it with ctypes: what attention_ws_probe.py and
-attention_decode_probe.py share, so that both time the backend's own kernel sources."""
+"""What attention_ws_probe.py and attention_decode_probe.py share: building a probe's shared library
+from the repository's CUDA sources (each with nvcc for sm_90a, in parallel, ptxas's report kept) and
+loading it with ctypes, so that both time the backend's own kernel sources; and the attention mask
+their references use."""
 import ctypes
 import os
 import subprocess
@@ -29,3 +30,17 @@ def build_library(sources, out_dir, name, libs=(), ptxas_report=None):
             ptxas_report(src, out)
     subprocess.run(["nvcc", "-shared", "-o", lib, *objs, *libs], check=True)
     return ctypes.CDLL(lib)
+
+
+def allowed_keys(sq, skv, causal, window, device):
+    """[Sq, Skv] True where a query may see a key: the bottom-right causal mask and the window."""
+    import torch  # (only the probes, which run on the GPU machine, have torch)
+
+    i = torch.arange(sq, device=device).unsqueeze(1) + (skv - sq)
+    j = torch.arange(skv, device=device).unsqueeze(0)
+    ok = torch.ones(sq, skv, dtype=torch.bool, device=device)
+    if causal:
+        ok &= j <= i
+    if window >= 0:
+        ok &= j >= i - window
+    return ok
