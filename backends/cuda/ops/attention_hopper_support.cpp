@@ -1,6 +1,8 @@
 #include "ops/attention_hopper_support.h"
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 
 #include "ops/launch_common.cuh"
 
@@ -29,6 +31,19 @@ sdk::Support hopper_kernel_support(const CudaContext& ctx, const AttentionOperan
   const void* image = dtype == Dtype::bf16 ? kernel.kernel_bf16(d) : kernel.kernel_fp16(d);
   if (const std::string problem = kernel_image_problem(ctx.device, image, 90, key); !problem.empty())
     return sdk::Support::no(problem);
+  return sdk::Support::yes();
+}
+
+sdk::Support tma_limits(const AttentionOperands& a, const std::string& key) {
+  if (a.varlen())
+    return sdk::Support::no(key + " takes BSHD only: its tensor maps end each sequence, a varlen call's sequences "
+                                  "share one (cuda.attention.wgmma takes varlen)");
+  if (a.skv == 0 && a.sq > 0)
+    return sdk::Support::no(key + " needs at least one key (a tensor map has no empty dimension; "
+                                  "cuda.attention.flash writes the empty rows)");
+  const int64_t element_bytes = a.fp8() ? 1 : 2, keys = a.fp8() ? (a.skv + 31) / 32 * 32 : a.skv;
+  if (std::max(a.sq * a.hq, keys * a.hkv) * a.d * element_bytes >= (int64_t{1} << 40))
+    return sdk::Support::no(key + " needs each batch entry of q, k, v below 2^40 bytes (a TMA stride)");
   return sdk::Support::yes();
 }
 

@@ -1,4 +1,4 @@
-// What the Hopper attention keys (cuda.attention.wgmma, cuda.attention.warpspec) require of a call
+// What the Hopper attention keys (cuda.attention.wgmma, cuda.attention.warpspec and its fp8 form) require of a call
 // that parsed and is within the shared kernel limits: a compute capability 9.x device whose image
 // of the kernel is sm_90a, fp16/bf16, head dim 64 or 128, a positive finite scale, 16-byte aligned
 // operands and the kernel's shared memory. Each key adds its own conditions after these.
@@ -24,5 +24,10 @@ struct HopperKernel {
 
 /// Support::yes() when `kernel` takes the call on this device, else the reason, naming the key.
 sdk::Support hopper_kernel_support(const CudaContext& ctx, const AttentionOperands& a, const HopperKernel& kernel);
+
+/// What the warp-specialized kernels' TMA tensor maps need, naming `key`: BSHD (a map ends each
+/// sequence), at least one key (a map has no empty dimension), and every byte stride of q, k, v
+/// below 2^40 (fp8's transposed V counts its keys padded to 32).
+sdk::Support tma_limits(const AttentionOperands& a, const std::string& key);
 
 }  // namespace opcert::cuda::attn

@@ -30,6 +30,7 @@
 #include "cuda_check.h"
 #include "ops/attention_common.cuh"
 #include "ops/attention_flash_kernel.cuh"
+#include "ops/hopper_async.cuh"
 
 // wgmma needs the sm_90a target; every other device pass compiles the kernel as a trap (the host
 // never launches it off compute capability 9.x, and checks that the image it got is sm_90a).
@@ -58,13 +59,6 @@ template <int N>
 __device__ inline void wgmma_wait() {
 #if OPCERT_WGMMA_OK
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-#endif
-}
-/// Orders this thread's generic-proxy shared-memory writes (cp.async included) before later
-/// async-proxy reads (wgmma operands) of them; a barrier then extends that to the CTA.
-__device__ inline void fence_proxy_async() {
-#if OPCERT_WGMMA_OK
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 #endif
 }
 /// Pins a register the asynchronous wgmma reads or writes: the compiler may not move its other
@@ -314,7 +308,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) attention_wgmma_kernel(const
   if (tiles > 1) load_kv_from(t.k, t.v, t.kv_stride, n_first - 1, 1);
   cp_async_commit();
   cp_async_wait<1>();
-  fence_proxy_async();
+  hopper::fence_async_shared();
   __syncthreads();
   {
     fence_regs(s_acc);  // (its zeros are defined before the wgmma fence, not sunk past it)
@@ -336,7 +330,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) attention_wgmma_kernel(const
     // warpgroup is done with tile i-1 (its last wgmma waited in iteration i-1), whose stage tile
     // i+2 takes.
     cp_async_wait<0>();
-    fence_proxy_async();
+    hopper::fence_async_shared();
     __syncthreads();
     if (i + 2 < tiles) load_kv(n_first - i - 2, stage2);
     cp_async_commit();

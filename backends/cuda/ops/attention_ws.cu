@@ -24,20 +24,6 @@ using attn::Dtype;
 
 constexpr const char* kKey = "cuda.attention.warpspec";
 
-/// What TMA's tensor maps need beyond the Hopper keys' conditions.
-sdk::Support tma_support(const AttentionOperands& a) {
-  if (a.varlen())
-    return sdk::Support::no(std::string(kKey) + " takes BSHD only: its tensor maps end each sequence, a varlen call's "
-                                                "sequences share one (cuda.attention.wgmma takes varlen)");
-  if (a.skv == 0 && a.sq > 0)
-    return sdk::Support::no(std::string(kKey) + " needs at least one key (a tensor map has no empty dimension; "
-                                                "cuda.attention.flash writes the empty rows)");
-  const int64_t batch_stride = std::max(a.sq * a.hq, a.skv * a.hkv) * a.d * 2;
-  if (batch_stride >= (int64_t{1} << 40))
-    return sdk::Support::no(std::string(kKey) + " needs each batch entry of q, k, v below 2^40 bytes (a TMA stride)");
-  return sdk::Support::yes();
-}
-
 /// The shared limits, the Hopper keys' conditions, then TMA's.
 sdk::Support support(const CudaContext& ctx, const AttentionOperands& a) {
   if (const sdk::Support shared = attn::kernel_limits(a); !shared.supported) return shared;
@@ -45,7 +31,7 @@ sdk::Support support(const CudaContext& ctx, const AttentionOperands& a) {
           attn::hopper_kernel_support(ctx, a, {kKey, attn::ws_kernel_bf16, attn::ws_kernel_fp16, attn::ws_smem_bytes});
       !hopper.supported)
     return hopper;
-  return tma_support(a);
+  return attn::tma_limits(a, kKey);
 }
 
 void run(CudaContext& ctx, const AttentionOperands& a) {

@@ -6,13 +6,12 @@
 // 128 on Hopper; declines everything else with the reason.
 #include <opcert/sdk/checked_implementation.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <string>
 
 #include "ops/attention_call.h"
+#include "ops/attention_hopper_support.h"
 #include "ops/attention_params.h"
-#include "ops/launch_common.cuh"
 
 namespace opcert::cuda {
 namespace attn {
@@ -21,29 +20,19 @@ namespace {
 constexpr const char* kKey = "cuda.attention.warpspec_fp8";
 constexpr int kFp8D = 128;
 
+/// fp8 inputs, the shared shape limits, D 128, the Hopper keys' conditions (device, scale,
+/// alignment, shared memory, the sm_90a image), then TMA's.
 sdk::Support fp8_support(const CudaContext& ctx, const AttentionOperands& a) {
   const std::string key(kKey);
   if (!a.fp8()) return sdk::Support::no(key + " takes fp8_e4m3fn q, k and v only (cuda.attention.warpspec takes fp16/bf16)");
   if (const sdk::Support shared = shape_limits(a); !shared.supported) return shared;
-  const cudaDeviceProp& props = ctx.props;
-  if (props.major != 9)
-    return sdk::Support::no(key + " runs on Hopper (compute capability 9.x) only, this device is " +
-                            std::to_string(props.major) + "." + std::to_string(props.minor));
   if (a.d != kFp8D) return sdk::Support::no(key + " takes head dim D 128 only, not " + std::to_string(a.d));
-  if (a.varlen()) return sdk::Support::no(key + " takes BSHD only: its tensor maps end each sequence");
+  const auto kernel = [](int) { return ws_fp8_kernel(); };  // (one image, whatever the head dim)
+  const auto smem = [](int) { return ws_fp8_smem_bytes(); };
+  if (const sdk::Support hopper = hopper_kernel_support(ctx, a, {kKey, kernel, kernel, smem}); !hopper.supported)
+    return hopper;
   if (a.hq == 0) return sdk::Support::no(key + " needs at least one head (a tensor map has no empty dimension)");
-  if (a.skv == 0 && a.sq > 0) return sdk::Support::no(key + " needs at least one key (a tensor map has no empty dimension)");
-  if (!positive_scale(a))
-    return sdk::Support::no(key + " needs a positive finite softmax scale (its running max is over raw scores)");
-  if (!aligned16(a)) return sdk::Support::no(key + " needs q, k, v and o 16-byte aligned");
-  // (V transposed has its keys padded to whole 32s)
-  if (std::max(a.sq * a.hq, ((a.skv + 31) / 32 * 32) * a.hkv) * a.d >= (int64_t{1} << 40))
-    return sdk::Support::no(key + " needs each batch entry of q, k, v below 2^40 bytes (a TMA stride)");
-  if (static_cast<std::size_t>(ws_fp8_smem_bytes()) + 256 > props.sharedMemPerBlockOptin)
-    return sdk::Support::no(key + " needs " + std::to_string(ws_fp8_smem_bytes()) + " bytes of shared memory a block");
-  if (const std::string problem = kernel_image_problem(ctx.device, ws_fp8_kernel(), 90, key); !problem.empty())
-    return sdk::Support::no(problem);
-  return sdk::Support::yes();
+  return tma_limits(a, key);
 }
 
 void run(CudaContext& ctx, const AttentionOperands& a) {

@@ -107,8 +107,9 @@ __device__ inline void tma_store_wait_read() {
 #endif
 }
 
-/// Orders this thread's generic-proxy shared-memory writes before later async-proxy accesses
-/// (a TMA store or a wgmma reading them).
+/// Orders this thread's generic-proxy shared-memory writes (cp.async's included) before later
+/// async-proxy accesses (a TMA store, or wgmma reading its operands); a barrier then extends that
+/// to the CTA.
 __device__ inline void fence_async_shared() {
 #if OPCERT_HOPPER_ASYNC_OK
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");

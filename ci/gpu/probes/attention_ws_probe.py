@@ -67,15 +67,20 @@ def run_kernel(lib, which, q, k, v, o, lse, causal, window, scale, descales=(Non
         raise RuntimeError(f"{which} launch failed")
 
 
-def reference(q, k, v, causal, window, scale):
-    """fp32 attention with the bottom-right causal mask and the window; o [B,Sq,H,D], lse [B,H,Sq]."""
-    b, sq, hq, d = q.shape
-    skv, hkv = k.shape[1], k.shape[2]
-    g = hq // hkv
+def scores_and_values(q, k, v, scale):
+    """fp32 scores q·kᵀ·scale [B, H, Sq, Skv] (scale a number or a [B, H, 1, 1] tensor), unmasked, and
+    v as [B, H, Skv, D]; BSHD inputs, each KV head repeated for its query heads."""
+    g = q.shape[2] // k.shape[2]
     qf = q.float().permute(0, 2, 1, 3)
     kf = k.float().permute(0, 2, 1, 3).repeat_interleave(g, 1)
     vf = v.float().permute(0, 2, 1, 3).repeat_interleave(g, 1)
-    s = torch.matmul(qf, kf.transpose(-1, -2)) * scale
+    return torch.matmul(qf, kf.transpose(-1, -2)) * scale, vf
+
+
+def reference(q, k, v, causal, window, scale):
+    """fp32 attention with the bottom-right causal mask and the window; o [B,Sq,H,D], lse [B,H,Sq]."""
+    sq, skv = q.shape[1], k.shape[1]
+    s, vf = scores_and_values(q, k, v, scale)
     ok = allowed_keys(sq, skv, causal, window, q.device)
     s = s.masked_fill(~ok, float("-inf"))
     lse = torch.logsumexp(s, -1)
@@ -97,14 +102,9 @@ def quantize_e4m3(x, group=1):
 def fp8_emulation(q, k, v, causal, window, scale, qd, kd, vd):
     """The fp8 kernel's arithmetic in torch: exact e4m3 products in fp32, p shifted into [0, 2^8]
     and rounded to e4m3 for p·v, l from the unrounded p, v's descale on o."""
-    b, sq, hq, d = q.shape
-    skv, hkv = k.shape[1], k.shape[2]
-    g = hq // hkv
-    qf = q.float().permute(0, 2, 1, 3)
-    kf = k.float().permute(0, 2, 1, 3).repeat_interleave(g, 1)
-    vf = v.float().permute(0, 2, 1, 3).repeat_interleave(g, 1)
-    sc = (qd * kd).repeat_interleave(g, 1)[:, :, None, None] * scale
-    s = torch.matmul(qf, kf.transpose(-1, -2)) * sc
+    sq, skv = q.shape[1], k.shape[1]
+    g = q.shape[2] // k.shape[2]
+    s, vf = scores_and_values(q, k, v, (qd * kd).repeat_interleave(g, 1)[:, :, None, None] * scale)
     ok = allowed_keys(sq, skv, causal, window, q.device)
     s = s.masked_fill(~ok, float("-inf"))
     m = s.amax(-1, keepdim=True).nan_to_num(0.0, neginf=0.0)
@@ -149,8 +149,7 @@ def check_fp8(lib, b, sq, skv, hq, hkv, d, causal, window, with_lse, integers=Fa
     # condition and magnitude: the fp8 tensor cores keep ~14 accumulator bits (2^-14), p is rounded
     # to e4m3 (2^-4). Small-integer codes make every score exact: lse must then be fp32-close. The
     # emulation (one final max, not the running one) is printed, not judged.
-    smax = (torch.matmul(deq(q, qd.repeat_interleave(g, 1)).permute(0, 2, 1, 3),
-                         deq(k, kd).permute(0, 2, 1, 3).repeat_interleave(g, 1).transpose(-1, -2)) * scale).abs().max().item()
+    smax = scores_and_values(deq(q, qd.repeat_interleave(g, 1)), deq(k, kd), deq(v, vd), scale)[0].abs().max().item()
     s_err = (2 * 2.0**-8 + 2 * math.sqrt(d) * 2.0**-14) * smax
     lse_tol = 1e-5 if integers else s_err + 1e-5
     o_tol = (2.0**-4 + 2 * s_err + 4 * math.sqrt(skv) * 2.0**-14) * max(mag, 1e-3) + 1e-3
