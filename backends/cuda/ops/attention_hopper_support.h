@@ -26,8 +26,8 @@ struct HopperKernel {
 sdk::Support hopper_kernel_support(const CudaContext& ctx, const AttentionOperands& a, const HopperKernel& kernel);
 
 /// What the warp-specialized kernels' TMA tensor maps need, naming `key`: BSHD (a map ends each
-/// sequence), at least one key (a map has no empty dimension), and every byte stride of q, k, v
-/// below 2^40 (fp8's transposed V counts its keys padded to 32).
+/// sequence), at least one key (a map has no empty dimension), every byte stride of q, k, v
+/// below 2^40 (fp8's transposed V counts its keys padded to 32), and their 1-d grid's size.
 sdk::Support tma_limits(const AttentionOperands& a, const std::string& key);
 
 }  // namespace opcert::cuda::attn

@@ -64,9 +64,11 @@ int wgmma_smem_bytes(int d);
 /// its shared memory for head dim d (0 if not one it takes).
 void launch_ws_bf16(const Params& p, cudaStream_t stream);
 void launch_ws_fp16(const Params& p, cudaStream_t stream);
-/// The same with the configuration chosen by hand (variant 1 or 2: attention_ws_launch.cuh), for probes.
-void launch_ws_bf16_variant(const Params& p, cudaStream_t stream, int variant);
-void launch_ws_fp16_variant(const Params& p, cudaStream_t stream, int variant);
+/// The same with the configuration chosen by hand (variant 1 or 2; 0 the measured choice), and the
+/// tiles walked a head at a time instead of in the causal grouped order (attention_ws_launch.cuh),
+/// for probes.
+void launch_ws_bf16_variant(const Params& p, cudaStream_t stream, int variant, bool heads_one_at_a_time);
+void launch_ws_fp16_variant(const Params& p, cudaStream_t stream, int variant, bool heads_one_at_a_time);
 const void* ws_kernel_bf16(int d);
 const void* ws_kernel_fp16(int d);
 int ws_smem_bytes(int d);

@@ -47,8 +47,8 @@ namespace attn {
 
 int ws_smem_bytes(int d) {
   switch (d) {
-    case 64: return std::max(WsD64Tall::kSmemBytes, WsD64::kSmemBytes);
-    case 128: return std::max(WsD128Wide::kSmemBytes, WsD128::kSmemBytes);
+    case 64: return std::max({WsD64Tall::kSmemBytes, WsD64::kSmemBytes, WsD64Persistent::kSmemBytes});
+    case 128: return std::max({WsD128Wide::kSmemBytes, WsD128::kSmemBytes, WsD128Persistent::kSmemBytes});
     default: return 0;
   }
 }

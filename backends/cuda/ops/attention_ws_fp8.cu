@@ -21,8 +21,8 @@ std::size_t ws_fp8_scratch_bytes(const Params& p) {
 }
 
 void launch_ws_fp8(const Params& p, void* vt, cudaStream_t stream) {
-  const dim3 grid = attention_grid(p, Cfg::kBM);
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || p.hkv == 0) return;
+  const WsWalk walk = ws_walk(p, Cfg::kBM, Cfg::kElemBytes);
+  if (walk.m_blocks == 0 || walk.heads == 0 || p.hkv == 0) return;
   const int64_t skv_pad = vt_keys(p.skv);
   const dim3 tgrid(static_cast<unsigned>((p.skv + 63) / 64), static_cast<unsigned>(p.hkv), static_cast<unsigned>(p.batch));
   transpose_v_fp8_kernel<Cfg::kD><<<tgrid, 256, 0, stream>>>(static_cast<const uint8_t*>(p.v), static_cast<uint8_t*>(vt),
@@ -39,7 +39,7 @@ void launch_ws_fp8(const Params& p, void* vt, cudaStream_t stream) {
   vt_shape.box = {Cfg::kBN, Cfg::kD, 1, 1};
   maps.v = encode_tensor_map_4d(vt, CU_TENSOR_MAP_DATA_TYPE_UINT8, vt_shape);
   OPCERT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
-  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(maps, p);
+  kernel<<<ws_grid(walk), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(maps, p, walk);
   OPCERT_CUDA_CHECK_LAUNCH("attention_ws_kernel<E4m3>");
 }
 

@@ -4,6 +4,7 @@
 
 #include <cuda.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -26,12 +27,29 @@ inline CUtensorMap bshd_map(const void* base, CUtensorMapDataType dtype, int ele
   return encode_tensor_map_4d(base, dtype, shape);
 }
 
+/// The walk of a BSHD call in query tiles of bm rows (attention_ws_walk.h); causal calls are walked
+/// longest first in groups of heads unless heads_one_at_a_time (probes compare the two).
+inline WsWalk ws_walk(const Params& p, int bm, int elem_bytes, bool heads_one_at_a_time = false) {
+  const int64_t kv_head_bytes = int64_t{2} * p.skv * p.d * elem_bytes;
+  return ws_walk_of((p.sq + bm - 1) / bm, p.hq * p.batch, p.causal && !heads_one_at_a_time, kv_head_bytes, p.group);
+}
+
+inline dim3 ws_grid(const WsWalk& w) { return dim3(static_cast<unsigned>(int64_t{w.m_blocks} * w.heads), 1, 1); }
+
+/// Multiprocessors of the current device: a persistent launch's CTAs.
+inline int device_sm_count() {
+  int device = 0, sms = 0;
+  OPCERT_CUDA_CHECK(cudaGetDevice(&device));
+  OPCERT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return std::max(sms, 1);
+}
+
 /// Launches the kernel of configuration Cfg for a BSHD call.
 template <class T, class Cfg>
-void launch_ws_cfg(const Params& p, cudaStream_t stream) {
+void launch_ws_cfg(const Params& p, cudaStream_t stream, bool heads_one_at_a_time) {
   const auto kernel = attention_ws_kernel<T, Cfg>;
-  const dim3 grid = attention_grid(p, Cfg::kBM);
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;
+  const WsWalk walk = ws_walk(p, Cfg::kBM, Cfg::kElemBytes, heads_one_at_a_time);
+  if (walk.m_blocks == 0 || walk.heads == 0) return;
   const CUtensorMapDataType dtype =
       std::is_same_v<T, __nv_bfloat16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   WsMaps maps;
@@ -40,29 +58,43 @@ void launch_ws_cfg(const Params& p, cudaStream_t stream) {
   maps.v = bshd_map(p.v, dtype, 2, p.batch, p.skv, p.hkv, Cfg::kD, Cfg::kBN);
   maps.o = bshd_map(p.o, dtype, 2, p.batch, p.sq, p.hq, Cfg::kD, 64);
   OPCERT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
-  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(maps, p);
+  dim3 grid = ws_grid(walk);
+  if constexpr (Cfg::kPersistent) grid.x = std::min(grid.x, static_cast<unsigned>(device_sm_count()));
+  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(maps, p, walk);
   OPCERT_CUDA_CHECK_LAUNCH("attention_ws_kernel");
 }
 
-/// Where the measured choice changes (probe of 2026-11-27, docs/PERFORMANCE.md): D 128 takes
+/// Where the measured choice changes (probes of 2026-11-27, docs/PERFORMANCE.md): D 128 takes
 /// 176-key tiles unless a window masks them or a causal mask does on sequences shorter than this;
-/// D 64 takes 192-row tiles from these query rows on (causal, and not).
+/// D 64 takes 192-row tiles from these query rows on (causal, and not). Below kWsPersistentMaxRows
+/// query rows, a CTA's fixed costs (its Q and first K/V loads, the first softmax and the last P·V
+/// with nothing to hide under) weigh most, and the persistent form, which overlaps them with the
+/// previous tile's end, measured ahead for D 128 without a mask and D 64 causal; behind elsewhere.
 inline constexpr int kWsD128WideMinCausalRows = 4096;
 inline constexpr int kWsD64TallMinCausalRows = 2048;
 inline constexpr int kWsD64TallMinRows = 1024;
+inline constexpr int kWsPersistentMaxRows = 2047;
 
 /// Which configuration runs a call: 0 the measured choice, 1 the first of its head dim's pair
-/// (WsD128Wide, WsD64Tall), 2 the second (WsD128, WsD64); probes time them one by one.
+/// (WsD128Wide, WsD64Tall), 2 the second (WsD128, WsD64), 3 the persistent form (WsD128Persistent,
+/// WsD64Persistent); and in which order its tiles are walked (attention_ws_walk.h;
+/// heads_one_at_a_time for the order before the grouped walk). Probes time them one by one.
 template <class T>
-void launch_ws_variant(const Params& p, cudaStream_t stream, int variant) {
+void launch_ws_variant(const Params& p, cudaStream_t stream, int variant, bool heads_one_at_a_time) {
+  const bool short_seq = p.sq <= kWsPersistentMaxRows;
   if (p.d == 128) {
+    const bool masked = p.causal || p.window_left >= 0;
     const bool wide = p.window_left < 0 && (!p.causal || p.sq >= kWsD128WideMinCausalRows);
-    if (variant == 1 || (variant == 0 && wide)) launch_ws_cfg<T, WsD128Wide>(p, stream);
-    else launch_ws_cfg<T, WsD128>(p, stream);
+    if (variant == 3 || (variant == 0 && short_seq && !masked))
+      launch_ws_cfg<T, WsD128Persistent>(p, stream, heads_one_at_a_time);
+    else if (variant == 1 || (variant == 0 && wide)) launch_ws_cfg<T, WsD128Wide>(p, stream, heads_one_at_a_time);
+    else launch_ws_cfg<T, WsD128>(p, stream, heads_one_at_a_time);
   } else if (p.d == 64) {
     const bool tall = p.sq >= (p.causal ? kWsD64TallMinCausalRows : kWsD64TallMinRows);
-    if (variant == 1 || (variant == 0 && tall)) launch_ws_cfg<T, WsD64Tall>(p, stream);
-    else launch_ws_cfg<T, WsD64>(p, stream);
+    if (variant == 3 || (variant == 0 && short_seq && p.causal))
+      launch_ws_cfg<T, WsD64Persistent>(p, stream, heads_one_at_a_time);
+    else if (variant == 1 || (variant == 0 && tall)) launch_ws_cfg<T, WsD64Tall>(p, stream, heads_one_at_a_time);
+    else launch_ws_cfg<T, WsD64>(p, stream, heads_one_at_a_time);
   }
 }
 
@@ -77,7 +109,7 @@ const void* ws_kernel_t(int d) {
 
 template <class T>
 void launch_ws_t(const Params& p, cudaStream_t stream) {
-  launch_ws_variant<T>(p, stream, 0);
+  launch_ws_variant<T>(p, stream, 0, false);
 }
 
 }  // namespace opcert::cuda::attn

@@ -4,7 +4,9 @@
 // Python process can check them against torch's SDPA and time all three on the same data.
 // kernel: 0 cuda.attention.warpspec as the backend runs it, 1 cuda.attention.wgmma, 2 and 3 the
 // warp-specialized kernel's configurations 1 and 2 (attention_ws_launch.cuh), 4 its fp8 form
-// (cuda.attention.warpspec_fp8: e4m3 q, k, v with descales, bf16 o, scratch for the transposed V).
+// (cuda.attention.warpspec_fp8: e4m3 q, k, v with descales, bf16 o, scratch for the transposed V),
+// 5 cuda.attention.warpspec with its tiles walked a head at a time (attention_ws_walk.h), 6 its
+// persistent form (variant 3 of attention_ws_launch.cuh).
 // Build: nvcc -arch=sm_90a -O3 -std=c++20 -shared -Xcompiler -fPIC -I backends/cuda
 //        -I backends/sdk/include (this file, the kernels' .cu files, tensor_map.cpp, cuda_check.cpp).
 #include <cstdint>
@@ -37,7 +39,9 @@ extern "C" int probe_attention(int kernel, int dtype_bf16, void* q, void* k, voi
       }
       launch_ws_fp8(p, scratch, s);
     }
-    else dtype_bf16 ? launch_ws_bf16_variant(p, s, kernel - 1) : launch_ws_fp16_variant(p, s, kernel - 1);
+    else if (kernel == 5) dtype_bf16 ? launch_ws_bf16_variant(p, s, 0, true) : launch_ws_fp16_variant(p, s, 0, true);
+    else if (kernel == 6) dtype_bf16 ? launch_ws_bf16_variant(p, s, 3, false) : launch_ws_fp16_variant(p, s, 3, false);
+    else dtype_bf16 ? launch_ws_bf16_variant(p, s, kernel - 1, false) : launch_ws_fp16_variant(p, s, kernel - 1, false);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "probe_attention: %s\n", e.what());
     return 1;

@@ -40,7 +40,7 @@ def build(out_dir):
     return build_library(SOURCES, out_dir, "attention_probe", ["-lcublasLt"], report)
 
 
-KERNELS = {"warpspec": 0, "wgmma": 1, "ws_cfg1": 2, "ws_cfg2": 3, "warpspec_fp8": 4}
+KERNELS = {"warpspec": 0, "wgmma": 1, "ws_cfg1": 2, "ws_cfg2": 3, "warpspec_fp8": 4, "ws_headwalk": 5, "ws_persist": 6}
 SCRATCH = {}
 
 
@@ -224,6 +224,23 @@ def time_loop(fn, seconds, reps):
     return times[len(times) // 2]
 
 
+def profile_once(lib, b, h, s, d, causal, dtype, kernels):
+    """One call of torch's SDPA and of each kernel on one shape, nothing else on the GPU in between:
+    what `ncu -k regex:...` profiles (ci/gpu/probes/attention_profile.sh)."""
+    q = torch.randn(b, s, h, d, device="cuda", dtype=dtype)
+    k = torch.randn(b, s, h, d, device="cuda", dtype=dtype)
+    v = torch.randn(b, s, h, d, device="cuda", dtype=dtype)
+    o = torch.empty_like(q)
+    scale = 1.0 / math.sqrt(d)
+    qt, kt, vt = (t.permute(0, 2, 1, 3) for t in (q, k, v))
+    torch.cuda.synchronize()
+    F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal, scale=scale)
+    for which in kernels:
+        run_kernel(lib, which, q, k, v, o, None, causal, -1, scale)
+    torch.cuda.synchronize()
+    print(f"profiled B{b} H{h} S{s} D{d} causal={int(causal)}: torch, {', '.join(kernels)}", flush=True)
+
+
 def bench(lib, b, h, s, d, causal, dtype, seconds, reps, timed, hkv=None):
     hkv = hkv or h
     q = torch.randn(b, s, h, d, device="cuda", dtype=dtype)
@@ -254,11 +271,27 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--out", default="/tmp/attention_probe")
     ap.add_argument("--kernels", default="warpspec,ws_cfg1,ws_cfg2", help="which of " + ",".join(KERNELS) + " to time")
+    ap.add_argument("--shapes", help="BxHxSxD,... to time instead of bench/attention's")
+    ap.add_argument("--causal", choices=("both", "0", "1"), default="both")
+    ap.add_argument("--profile", action="store_true", help="no checks, no timing: one call of each side per shape, for ncu")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     t0 = time.time()
     lib = build(args.out)
     print(f"built in {time.time() - t0:.0f} s; {torch.cuda.get_device_name()} torch {torch.__version__}", flush=True)
+    timed = args.kernels.split(",")
+    causals = {"both": (False, True), "0": (False,), "1": (True,)}[args.causal]
+    shapes = [(4, 32, 8192, 128), (4, 32, 8192, 64)]  # bench/attention's sdpa_ref rows first, then the sweep
+    if not args.quick:
+        shapes += [(16, 32, 1024, 64), (16, 16, 1024, 128), (16, 32, 2048, 64), (16, 16, 2048, 128), (8, 32, 4096, 64),
+                   (8, 16, 4096, 128), (2, 32, 16384, 64), (1, 16, 32768, 128)]
+    if args.shapes:
+        shapes = [tuple(int(x) for x in shape.split("x")) for shape in args.shapes.split(",")]
+    if args.profile:
+        for b, h, s, d in shapes:
+            for causal in causals:
+                profile_once(lib, b, h, s, d, causal, torch.bfloat16, timed)
+        return 0
     fails = 0
     cases = [
         # b, sq, skv, hq, hkv, d, causal, window, lse
@@ -274,10 +307,13 @@ def main():
         (3, 1, 517, 8, 8, 128, False, -1, True),
         (1, 64, 1, 2, 2, 64, False, -1, True),
         (1, 2048, 2048, 2, 2, 128, True, -1, False),
+        # long K/V: the causal walk's groups of heads (attention_ws_walk.h) are 3, 3, 2 at D 128, 6, 2 at D 64
+        (1, 300, 10922, 8, 8, 128, True, -1, True),
+        (1, 300, 10922, 8, 8, 64, True, -1, False),
     ]
     for dtype in (torch.bfloat16, torch.float16):
         for c in cases:
-            for which in ("ws_cfg1", "ws_cfg2"):
+            for which in ("ws_cfg1", "ws_cfg2", "ws_persist"):
                 try:
                     fails += not check(lib, which, *c[:8], dtype, c[8])
                 except Exception as e:  # one failure prints and the rest still run
@@ -297,14 +333,8 @@ def main():
             bench_fp8(lib, 4, 32, 8192, 128, causal, args.seconds, args.reps)
         except Exception as e:
             print(f"bench fp8 causal={causal}: {e}", flush=True)
-    # bench/attention's shapes: the sdpa_ref rows first, then the sweep
-    shapes = [(4, 32, 8192, 128), (4, 32, 8192, 64)]
-    if not args.quick:
-        shapes += [(16, 32, 1024, 64), (16, 16, 1024, 128), (16, 32, 2048, 64), (16, 16, 2048, 128), (8, 32, 4096, 64),
-                   (8, 16, 4096, 128), (2, 32, 16384, 64), (1, 16, 32768, 128)]
-    timed = args.kernels.split(",")
     for b, h, s, d in ([] if args.no_bf16_bench or args.checks_only else shapes):
-        for causal in (False, True):
+        for causal in causals:
             try:
                 bench(lib, b, h, s, d, causal, torch.bfloat16, args.seconds, args.reps, timed)
             except Exception as e:
