@@ -19,8 +19,13 @@
 // both what TMA writes with CU_TENSOR_MAP_SWIZZLE_128B and what wgmma's descriptors read. The
 // 4-d tensor maps ([B, S, H, D], innermost first) make TMA zero-fill keys past the sequence's end
 // and clip the output store at it. Causal and window tiles outside the band are never loaded;
-// only the tiles that cross an edge are masked. lse is kept. (A persistent form of this kernel,
-// one CTA per SM walking the tiles, was measured and set aside: docs/PERFORMANCE.md.)
+// only the tiles that cross an edge are masked. lse is kept.
+//
+// CTAs take query tiles in the order of a walk (attention_ws_walk.h). A persistent configuration
+// launches one CTA per SM, each taking every gridDim-th tile of the walk: the producer loads the
+// next tile's Q once the consumers have done their last S = Q·Kᵀ of the current one (q_empty), the
+// K/V ring runs on from tile to tile, and o is staged in its own buffer; a tile's fixed costs then
+// overlap the previous one's end. Otherwise the tile loop runs once.
 #pragma once
 
 #include <cuda.h>
