@@ -44,9 +44,10 @@ sdk::Support tma_limits(const AttentionOperands& a, const std::string& key) {
   const int64_t element_bytes = a.fp8() ? 1 : 2, keys = a.fp8() ? (a.skv + 31) / 32 * 32 : a.skv;
   if (std::max(a.sq * a.hq, keys * a.hkv) * a.d * element_bytes >= (int64_t{1} << 40))
     return sdk::Support::no(key + " needs each batch entry of q, k, v below 2^40 bytes (a TMA stride)");
-  // A 1-d grid of one CTA per 64-row (or taller) query tile of each head (attention_ws_walk.h).
-  if (const int64_t ctas = (a.sq + 63) / 64 * a.hq * a.batch; ctas > int64_t{INT32_MAX})
-    return sdk::Support::no(key + " walks its query tiles on a 1-d grid of at most 2^31 - 1 blocks, this call has up to " +
+  // A 1-d grid of one CTA per 64-row (or taller) query tile of each head (attention_ws_walk.h); 2^30
+  // leaves a persistent CTA's int tile index room to step past the last tile.
+  if (const int64_t ctas = (a.sq + 63) / 64 * a.hq * a.batch; ctas > (int64_t{1} << 30))
+    return sdk::Support::no(key + " walks its query tiles on a 1-d grid of at most 2^30 blocks, this call has up to " +
                             std::to_string(ctas) + " (split the batch)");
   return sdk::Support::yes();
 }

@@ -27,7 +27,8 @@ sdk::Support hopper_kernel_support(const CudaContext& ctx, const AttentionOperan
 
 /// What the warp-specialized kernels' TMA tensor maps need, naming `key`: BSHD (a map ends each
 /// sequence), at least one key (a map has no empty dimension), every byte stride of q, k, v
-/// below 2^40 (fp8's transposed V counts its keys padded to 32), and their 1-d grid's size.
+/// below 2^40 (fp8's transposed V counts its keys padded to 32), and at most 2^30 blocks on their
+/// 1-d grid.
 sdk::Support tma_limits(const AttentionOperands& a, const std::string& key);
 
 }  // namespace opcert::cuda::attn

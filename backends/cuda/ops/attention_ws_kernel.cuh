@@ -2,8 +2,8 @@
 // cuda.attention.warpspec_fp8): FlashAttention-3's structure on wgmma, TMA and mbarriers (sm_90a),
 // fp16/bf16 at head dims 64 and 128, fp8 e4m3 at 128, BSHD.
 //
-// A CTA owns a tile of kWG * 64 query rows of one head and one sequence and has kWG + 1
-// warpgroups. Warpgroup 0 is the producer: it gives most of its registers away (setmaxnreg) and
+// A CTA works on one tile of kWG * 64 query rows of one head and one sequence at a time and has
+// kWG + 1 warpgroups. Warpgroup 0 is the producer: it gives most of its registers away (setmaxnreg) and
 // one of its threads issues TMA bulk tensor copies: Q once, then K and V tiles of kBN keys into a
 // ring of kStages shared-memory stages, each guarded by a "full" mbarrier (the copy's bytes
 // landed) and an "empty" one (every consumer warp is done reading it). Warpgroups 1..kWG are the

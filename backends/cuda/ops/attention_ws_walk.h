@@ -53,7 +53,7 @@ struct WsTileIndex {
 
 /// The tile of CTA `cta` of walk w: its group of heads, then its level (level 0 the last query
 /// block of each head), then its head in the group. (32-bit: the callers keep m_blocks × heads
-/// below 2^31, attention_hopper_support.cpp.)
+/// at most 2^30, attention_hopper_support.cpp.)
 OPCERT_WS_WALK_HD inline WsTileIndex ws_tile_index(const WsWalk& w, int cta) {
   const int per_group = w.m_blocks * w.group_heads;
   const int group = cta / per_group;

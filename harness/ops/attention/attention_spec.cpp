@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <stdexcept>
+#include <string_view>
+#include <vector>
 
 #include "ops/attention/attention.h"
 
@@ -37,12 +39,20 @@ constexpr double kAmaxLo = 0.5, kAmaxHi = 2.0;
 // order sqrt(D)/3 before scaling, a softmax neither flat nor one-hot. With descales, the codes above.
 FillSpec input_fill(bool descale) { return descale ? uniform(-kE4m3Max, kE4m3Max) : uniform(-1, 1); }
 
-// The three descales [B, Hkv] of an fp8 case that asks for them.
-std::vector<TensorSpec> descales(int64_t batch, int64_t hkv) {
+// The three descales [B, Hkv] of an fp8 case that asks for them. With zero_k, k's factor is 0 for
+// every other (batch entry, KV head) group, as quantizing an all-zero K block by its amax gives:
+// those groups' scores are all 0, which a kernel folding the factor into its exponent cannot
+// represent and must handle apart (cuda.attention.warpspec_fp8). The other groups keep amax 1.
+std::vector<TensorSpec> descales(int64_t batch, int64_t hkv, bool zero_k) {
   std::vector<TensorSpec> out;
   for (const char* name : {"q_descale", "k_descale", "v_descale"}) {
     auto t = tensor(name, OPCERT_DTYPE_F32, {batch, hkv});
     t.fill = uniform(kAmaxLo / kE4m3Max, kAmaxHi / kE4m3Max);
+    if (zero_k && std::string_view(name) == "k_descale") {
+      std::vector<double> factors(static_cast<std::size_t>(batch * hkv));
+      for (std::size_t i = 0; i < factors.size(); ++i) factors[i] = i % 2 == 0 ? 0.0 : 1.0 / kE4m3Max;
+      t.fill = values(std::move(factors));
+    }
     out.push_back(t);
   }
   return out;
@@ -66,6 +76,7 @@ std::span<const ParamDef> parameters() {
       {"window_left", -1},
       {"scale", nullptr},
       {"descale", false},
+      {"zero_descale", false},
       {"lse", false},
   });
   return defs;
@@ -81,6 +92,8 @@ void build_case(const json& params, Case& c) {
   const bool descale = p.boolean("descale");
   if (descale && !fp8)
     fail(fmt::format("parameter 'descale' needs dtype fp8_e4m3fn (descales dequantize fp8 inputs), not {}", dtype_name(dtype)));
+  const bool zero_descale = p.boolean("zero_descale");
+  if (zero_descale && !descale) fail("parameter 'zero_descale' needs 'descale': true (it zeroes some of k's descales)");
   if (fp8) allow_specials(common, {"nan", "large", "-large"}, "fp8_e4m3fn cannot hold (it has no infinity)");
   const auto layout = p.choice("layout", {"bshd", "varlen"});
   const int64_t hq = p.integer("hq");
@@ -112,7 +125,7 @@ void build_case(const json& params, Case& c) {
     q.fill = k.fill = v.fill = fill;
     c.inputs = {q, k, v};
     if (descale)
-      for (auto& t : descales(b, hkv)) c.inputs.push_back(t);
+      for (auto& t : descales(b, hkv, zero_descale)) c.inputs.push_back(t);
     c.outputs = {tensor("o", out, {b, sq, hq, d})};
     if (lse) c.outputs.push_back(tensor("lse", OPCERT_DTYPE_F32, {b, hq, sq}));
   } else {
@@ -142,7 +155,7 @@ void build_case(const json& params, Case& c) {
     q.fill = k.fill = v.fill = fill;
     c.inputs = {q, k, v, cu_q, cu_k};
     if (descale)
-      for (auto& t : descales(b, hkv)) c.inputs.push_back(t);
+      for (auto& t : descales(b, hkv, zero_descale)) c.inputs.push_back(t);
     c.outputs = {tensor("o", out, {tq, hq, d})};
     if (lse) c.outputs.push_back(tensor("lse", OPCERT_DTYPE_F32, {hq, tq}));
   }

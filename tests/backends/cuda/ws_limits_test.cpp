@@ -1,6 +1,6 @@
 // What the warp-specialized Hopper attention keys' tensor maps and 1-d grid allow
 // (attention_hopper_support.h: tma_limits), which needs no GPU: BSHD only, at least one key, and
-// no more query tiles than a 1-d grid holds (attention_ws_walk.h), each refusal with its reason.
+// at most 2^30 query tiles on its 1-d grid (attention_ws_walk.h), each refusal with its reason.
 #include <gtest/gtest.h>
 
 #include "ops/attention_hopper_support.h"
@@ -45,8 +45,9 @@ TEST(WsLimits, MoreQueryTilesThanA1dGridHoldsAreDeclined) {
   const sdk::Support big = tma_limits(bshd(1024, 65536, 4096, 64), "k");
   EXPECT_FALSE(big.supported);
   EXPECT_NE(big.reason.find("1-d grid"), std::string::npos) << big.reason;
-  // 511 batch entries (2^31 - 2^22 CTAs) are within it.
-  EXPECT_TRUE(tma_limits(bshd(511, 65536, 4096, 64), "k").supported);
+  // 256 batch entries are 2^30 CTAs, the most it takes.
+  EXPECT_TRUE(tma_limits(bshd(256, 65536, 4096, 64), "k").supported);
+  EXPECT_FALSE(tma_limits(bshd(257, 65536, 4096, 64), "k").supported);
 }
 
 }  // namespace

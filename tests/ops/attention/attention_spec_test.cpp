@@ -96,6 +96,20 @@ TEST(CaseBuilder, AttentionFp8WithDescales) {
   EXPECT_EQ(input(packed, "v_descale").shape, (Shape{3, 1}));
 }
 
+TEST(CaseBuilder, AttentionFp8ZeroDescalesZeroEveryOtherKGroup) {
+  const auto c = build("attention", {{"dtype", "e4m3"}, {"b", 2}, {"sq", 3}, {"hq", 4}, {"hkv", 2}, {"d", 64},
+                                     {"descale", true}, {"zero_descale", true}});
+  // k's factors [B, Hkv] row-major: groups (0,0) and (1,0) hold an all-zero block's 0.
+  const TensorSpec& k = input(c, "k_descale");
+  EXPECT_EQ(k.fill.kind, FillSpec::Kind::kValues);
+  EXPECT_EQ(k.fill.values, (std::vector<double>{0.0, 1.0 / 448, 0.0, 1.0 / 448}));
+  // q's and v's stay positive.
+  EXPECT_EQ(input(c, "q_descale").fill.kind, FillSpec::Kind::kRandom);
+  EXPECT_DOUBLE_EQ(input(c, "v_descale").fill.lo, 0.5 / 448);
+  EXPECT_EQ(error_of("attention", {{"dtype", "e4m3"}, {"sq", 4}, {"hq", 2}, {"d", 64}, {"zero_descale", true}}),
+            "parameter 'zero_descale' needs 'descale': true (it zeroes some of k's descales)");
+}
+
 TEST(CaseBuilder, AttentionFp8Rejections) {
   EXPECT_EQ(error_of("attention", {{"dtype", "bf16"}, {"sq", 4}, {"hq", 2}, {"d", 64}, {"descale", true}}),
             "parameter 'descale' needs dtype fp8_e4m3fn (descales dequantize fp8 inputs), not bf16");
