@@ -122,7 +122,9 @@ def small_integer_codes(shape, descale, heads):
     return codes, torch.full((shape[0], heads), descale, device="cuda")
 
 
-def check_fp8(lib, b, sq, skv, hq, hkv, d, causal, window, with_lse, integers=False):
+def check_fp8(lib, b, sq, skv, hq, hkv, d, causal, window, with_lse, integers=False, zero_k=False):
+    """zero_k: k's descale 0 for every other (batch entry, KV head) group, an all-zero K block's
+    factor: the kernel folds it into the scores, not the exponent (fold_scores)."""
     torch.manual_seed(b * 5 + sq + skv + hq + d)
     if integers:
         q, qd = small_integer_codes((b, sq, hq, d), 0.5, hkv)
@@ -132,6 +134,9 @@ def check_fp8(lib, b, sq, skv, hq, hkv, d, causal, window, with_lse, integers=Fa
         q, qd = quantize_e4m3(torch.randn(b, sq, hq, d, device="cuda") * 3, hq // hkv)
         k, kd = quantize_e4m3(torch.randn(b, skv, hkv, d, device="cuda"))
         v, vd = quantize_e4m3(torch.randn(b, skv, hkv, d, device="cuda") * 2)
+    if zero_k:
+        kd = kd.clone()
+        kd.view(-1)[::2] = 0.0
     g = hq // hkv
     o = torch.full((b, sq, hq, d), float("nan"), device="cuda", dtype=torch.bfloat16)
     lse = torch.full((b, hq, sq), float("nan"), device="cuda") if with_lse else None
@@ -154,7 +159,8 @@ def check_fp8(lib, b, sq, skv, hq, hkv, d, causal, window, with_lse, integers=Fa
     lse_tol = 1e-5 if integers else s_err + 1e-5
     o_tol = (2.0**-4 + 2 * s_err + 4 * math.sqrt(skv) * 2.0**-14) * max(mag, 1e-3) + 1e-3
     ok = err <= o_tol and lse_err <= lse_tol and not math.isnan(err)
-    print(f"{'ok  ' if ok else 'FAIL'} warpspec_fp8{' (integer codes)' if integers else ''} b{b} sq{sq} skv{skv} hq{hq} hkv{hkv} d{d} causal={int(causal)} "
+    kind = " (integer codes)" if integers else " (zero k descales)" if zero_k else ""
+    print(f"{'ok  ' if ok else 'FAIL'} warpspec_fp8{kind} b{b} sq{sq} skv{skv} hq{hq} hkv{hkv} d{d} causal={int(causal)} "
           f"window={window} lse={int(with_lse)}: max|o - exact| {err:.2e}, max|o - fp8 emulation| {emu:.2e} "
           f"(|o| {mag:.2f}, bound {o_tol:.2e}) lse {lse_err:.1e} (bound {lse_tol:.1e})", flush=True)
     return ok
@@ -320,10 +326,10 @@ def main():
                     fails += 1
                     print(f"FAIL {which} {c}: {e}", flush=True)
     fp8_cases = [c for c in cases if c[5] == 128] + [(2, 517, 517, 8, 2, 128, False, -1, True)]
-    for integers in (True, False):
+    for integers, zero_k in ((True, False), (False, False), (False, True)):
         for c in fp8_cases:
             try:
-                fails += not check_fp8(lib, *c, integers=integers)
+                fails += not check_fp8(lib, *c, integers=integers, zero_k=zero_k)
             except Exception as e:
                 fails += 1
                 print(f"FAIL warpspec_fp8 {c}: {e}", flush=True)
