@@ -175,6 +175,15 @@ inline dim3 attention_grid(const Params& p, int bm) {
   return dim3(static_cast<unsigned>((p.sq + bm - 1) / bm), static_cast<unsigned>(p.hq), static_cast<unsigned>(p.batch));
 }
 
+/// Zeroes an accumulator of N MMA fragments (four fp32 values a thread each).
+template <int N>
+__device__ inline void zero_fragments(float (&f)[N][4]) {
+#pragma unroll
+  for (int n = 0; n < N; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) f[n][e] = 0.0f;
+}
+
 // dtype <-> fp32 conversions: the backend's one set, in vector_io.cuh.
 using vio::from_f32;
 using vio::to_f32;

@@ -176,10 +176,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) attention_decode_kernel(const P
     }
 
     float acc[DT][4];
-#pragma unroll
-    for (int dt = 0; dt < DT; ++dt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) acc[dt][e] = 0.0f;
+    zero_fragments(acc);
     float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0.0f, 0.0f};
 
     int stage = 0, load_stage = ST - 1;
@@ -195,10 +192,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) attention_decode_kernel(const P
       // S = Q·Kᵀ over the warp's keys (raw scores, fp32); k-steps in groups of four (one 128-byte
       // swizzle span), the groups a rolled loop so that the fragment loads are not all hoisted.
       float sc[NT][4];
-#pragma unroll
-      for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) sc[nt][e] = 0.0f;
+      zero_fragments(sc);
 #pragma unroll 1
       for (int k4 = 0; k4 < D / 64; ++k4)
 #pragma unroll

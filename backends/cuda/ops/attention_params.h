@@ -61,14 +61,15 @@ int wgmma_smem_bytes(int d);
 /// The warp-specialized Hopper kernel of cuda.attention.warpspec (attention_ws_kernel.cuh: TMA
 /// producer warpgroup, mbarrier ring, ping-ponging consumers; fp16/bf16, D 64/128, BSHD, sm_90a;
 /// the caller checks): per-dtype entry points, the kernel for head dim d (null for other d), and
-/// its shared memory for head dim d (0 if not one it takes).
-void launch_ws_bf16(const Params& p, cudaStream_t stream);
-void launch_ws_fp16(const Params& p, cudaStream_t stream);
+/// its shared memory for head dim d (0 if not one it takes). `sms`: the device's multiprocessors,
+/// the CTAs of its persistent configurations.
+void launch_ws_bf16(const Params& p, int sms, cudaStream_t stream);
+void launch_ws_fp16(const Params& p, int sms, cudaStream_t stream);
 /// The same with the configuration chosen by hand (variant 1 or 2; 0 the measured choice), and the
 /// tiles walked a head at a time instead of in the causal grouped order (attention_ws_launch.cuh),
 /// for probes.
-void launch_ws_bf16_variant(const Params& p, cudaStream_t stream, int variant, bool heads_one_at_a_time);
-void launch_ws_fp16_variant(const Params& p, cudaStream_t stream, int variant, bool heads_one_at_a_time);
+void launch_ws_bf16_variant(const Params& p, int sms, cudaStream_t stream, int variant, bool heads_one_at_a_time);
+void launch_ws_fp16_variant(const Params& p, int sms, cudaStream_t stream, int variant, bool heads_one_at_a_time);
 const void* ws_kernel_bf16(int d);
 const void* ws_kernel_fp16(int d);
 int ws_smem_bytes(int d);

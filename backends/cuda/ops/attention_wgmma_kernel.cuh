@@ -273,14 +273,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) attention_wgmma_kernel(const
   float o_acc[DT][4];
   uint32_t p_frag[NT / 2][4];
   float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0.0f, 0.0f};
-#pragma unroll
-  for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) s_acc[nt][e] = 0.0f;
-#pragma unroll
-  for (int dt = 0; dt < DT; ++dt)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) o_acc[dt][e] = 0.0f;
+  zero_fragments(s_acc);
+  zero_fragments(o_acc);
   const float sl2 = p.scale_log2;
   const int i0 = t.m0 + wg * 64 + warp * 16 + g;  // the thread's first query row in the sequence
 

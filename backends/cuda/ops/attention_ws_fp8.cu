@@ -22,7 +22,7 @@ std::size_t ws_fp8_scratch_bytes(const Params& p) {
 
 void launch_ws_fp8(const Params& p, void* vt, cudaStream_t stream) {
   const WsWalk walk = ws_walk(p, Cfg::kBM, Cfg::kElemBytes);
-  if (walk.m_blocks == 0 || walk.heads == 0 || p.hkv == 0) return;
+  if (walk.tiles() == 0 || p.hkv == 0) return;
   const int64_t skv_pad = vt_keys(p.skv);
   const dim3 tgrid(static_cast<unsigned>((p.skv + 63) / 64), static_cast<unsigned>(p.hkv), static_cast<unsigned>(p.batch));
   transpose_v_fp8_kernel<Cfg::kD><<<tgrid, 256, 0, stream>>>(static_cast<const uint8_t*>(p.v), static_cast<uint8_t*>(vt),

@@ -164,7 +164,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   auto k_empty = [&](int s) { return bar0 + 8u * static_cast<uint32_t>(2 + 2 * ST + s); };
   auto v_empty = [&](int s) { return bar0 + 8u * static_cast<uint32_t>(2 + 3 * ST + s); };
   // The CTA's tiles: blockIdx.x, then every gridDim.x-th of the walk (one, unless persistent).
-  const int total = walk.m_blocks * walk.heads;
+  const int total = walk.tiles();
   const int first_cta = blockIdx.x, cta_step = gridDim.x;
   // Key tiles [n_min, n_first] of a tile, visited from the last: tile i of the walk is key tile n_first - i.
   auto key_tiles = [&](const CtaTile<OutT>& t, int& n_first) {
@@ -284,14 +284,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const int tiles = key_tiles(t, n_first);
     const int skv = t.s.skv;
     float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0.0f, 0.0f};
-#pragma unroll
-    for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) s_acc[nt][e] = 0.0f;
-#pragma unroll
-    for (int dt = 0; dt < DT; ++dt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) o_acc[dt][e] = 0.0f;
+    zero_fragments(s_acc);
+    zero_fragments(o_acc);
     // fp8: the scores carry the q and k descales of the tile's KV head; p is shifted into [0, 2^8].
     // A positive descale product folds into the exponent's scale; any other (0 for an all-zero
     // block, negative, NaN) multiplies the scores themselves (fold_scores), so that the running max

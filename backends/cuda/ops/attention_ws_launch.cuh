@@ -34,22 +34,15 @@ inline WsWalk ws_walk(const Params& p, int bm, int elem_bytes, bool heads_one_at
   return ws_walk_of((p.sq + bm - 1) / bm, p.hq * p.batch, p.causal && !heads_one_at_a_time, kv_head_bytes, p.group);
 }
 
-inline dim3 ws_grid(const WsWalk& w) { return dim3(static_cast<unsigned>(int64_t{w.m_blocks} * w.heads), 1, 1); }
+inline dim3 ws_grid(const WsWalk& w) { return dim3(static_cast<unsigned>(w.tiles()), 1, 1); }
 
-/// Multiprocessors of the current device: a persistent launch's CTAs.
-inline int device_sm_count() {
-  int device = 0, sms = 0;
-  OPCERT_CUDA_CHECK(cudaGetDevice(&device));
-  OPCERT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return std::max(sms, 1);
-}
-
-/// Launches the kernel of configuration Cfg for a BSHD call.
+/// Launches the kernel of configuration Cfg for a BSHD call on a device of `sms` multiprocessors
+/// (a persistent configuration's CTAs).
 template <class T, class Cfg>
-void launch_ws_cfg(const Params& p, cudaStream_t stream, bool heads_one_at_a_time) {
+void launch_ws_cfg(const Params& p, int sms, cudaStream_t stream, bool heads_one_at_a_time) {
   const auto kernel = attention_ws_kernel<T, Cfg>;
   const WsWalk walk = ws_walk(p, Cfg::kBM, Cfg::kElemBytes, heads_one_at_a_time);
-  if (walk.m_blocks == 0 || walk.heads == 0) return;
+  if (walk.tiles() == 0) return;
   const CUtensorMapDataType dtype =
       std::is_same_v<T, __nv_bfloat16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   WsMaps maps;
@@ -59,7 +52,7 @@ void launch_ws_cfg(const Params& p, cudaStream_t stream, bool heads_one_at_a_tim
   maps.o = bshd_map(p.o, dtype, 2, p.batch, p.sq, p.hq, Cfg::kD, 64);
   OPCERT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
   dim3 grid = ws_grid(walk);
-  if constexpr (Cfg::kPersistent) grid.x = std::min(grid.x, static_cast<unsigned>(device_sm_count()));
+  if constexpr (Cfg::kPersistent) grid.x = std::min(grid.x, static_cast<unsigned>(std::max(sms, 1)));
   kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(maps, p, walk);
   OPCERT_CUDA_CHECK_LAUNCH("attention_ws_kernel");
 }
@@ -80,21 +73,21 @@ inline constexpr int kWsPersistentMaxRows = 2047;
 /// WsD64Persistent); and in which order its tiles are walked (attention_ws_walk.h;
 /// heads_one_at_a_time for the order before the grouped walk). Probes time them one by one.
 template <class T>
-void launch_ws_variant(const Params& p, cudaStream_t stream, int variant, bool heads_one_at_a_time) {
+void launch_ws_variant(const Params& p, int sms, cudaStream_t stream, int variant, bool heads_one_at_a_time) {
   const bool short_seq = p.sq <= kWsPersistentMaxRows;
   if (p.d == 128) {
     const bool masked = p.causal || p.window_left >= 0;
     const bool wide = p.window_left < 0 && (!p.causal || p.sq >= kWsD128WideMinCausalRows);
     if (variant == 3 || (variant == 0 && short_seq && !masked))
-      launch_ws_cfg<T, WsD128Persistent>(p, stream, heads_one_at_a_time);
-    else if (variant == 1 || (variant == 0 && wide)) launch_ws_cfg<T, WsD128Wide>(p, stream, heads_one_at_a_time);
-    else launch_ws_cfg<T, WsD128>(p, stream, heads_one_at_a_time);
+      launch_ws_cfg<T, WsD128Persistent>(p, sms, stream, heads_one_at_a_time);
+    else if (variant == 1 || (variant == 0 && wide)) launch_ws_cfg<T, WsD128Wide>(p, sms, stream, heads_one_at_a_time);
+    else launch_ws_cfg<T, WsD128>(p, sms, stream, heads_one_at_a_time);
   } else if (p.d == 64) {
     const bool tall = p.sq >= (p.causal ? kWsD64TallMinCausalRows : kWsD64TallMinRows);
     if (variant == 3 || (variant == 0 && short_seq && p.causal))
-      launch_ws_cfg<T, WsD64Persistent>(p, stream, heads_one_at_a_time);
-    else if (variant == 1 || (variant == 0 && tall)) launch_ws_cfg<T, WsD64Tall>(p, stream, heads_one_at_a_time);
-    else launch_ws_cfg<T, WsD64>(p, stream, heads_one_at_a_time);
+      launch_ws_cfg<T, WsD64Persistent>(p, sms, stream, heads_one_at_a_time);
+    else if (variant == 1 || (variant == 0 && tall)) launch_ws_cfg<T, WsD64Tall>(p, sms, stream, heads_one_at_a_time);
+    else launch_ws_cfg<T, WsD64>(p, sms, stream, heads_one_at_a_time);
   }
 }
 
@@ -108,8 +101,8 @@ const void* ws_kernel_t(int d) {
 }
 
 template <class T>
-void launch_ws_t(const Params& p, cudaStream_t stream) {
-  launch_ws_variant<T>(p, stream, 0, false);
+void launch_ws_t(const Params& p, int sms, cudaStream_t stream) {
+  launch_ws_variant<T>(p, sms, stream, 0, false);
 }
 
 }  // namespace opcert::cuda::attn

@@ -23,11 +23,13 @@
 namespace opcert::cuda::attn {
 
 /// The walk of a launch: m_blocks query blocks per head, heads (hq × batch, batch-major) walked in
-/// groups of group_heads. It takes m_blocks × heads CTAs.
+/// groups of group_heads.
 struct WsWalk {
   int m_blocks = 0;
   int heads = 0;
   int group_heads = 1;
+  /// Its tiles, one CTA each unless persistent (at most 2^30: attention_hopper_support.cpp).
+  OPCERT_WS_WALK_HD int tiles() const { return m_blocks * heads; }
 };
 
 /// The K and V bytes a causal group's heads may keep in L2 together (an H100 has 50 MB).

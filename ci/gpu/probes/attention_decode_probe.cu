@@ -59,14 +59,7 @@ int decode_probe_run(int dtype, const void* q, const void* k, const void* v, voi
     last_error.clear();
     const Params p = opcert::cuda::attn::probe_params(q, k, v, o, lse, cu_q, cu_k, batch, hq, hkv, d, sq, skv, tq, tk,
                                                       scale, causal, window_left);
-    // The device's properties once (the query costs more than a decode step; one device here).
-    static const cudaDeviceProp props = [] {
-      int device = 0;
-      cudaDeviceProp pr{};
-      if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&pr, device) != cudaSuccess)
-        throw std::runtime_error("no CUDA device");
-      return pr;
-    }();
+    const cudaDeviceProp& props = opcert::cuda::attn::probe_device_props();
     namespace attn = opcert::cuda::attn;
     const DecodePlan plan = attn::plan_decode_call(p, props.multiProcessorCount,
                                                    dtype == 0 ? attn::decode_ctas_per_sm_bf16 : attn::decode_ctas_per_sm_fp16);

@@ -30,7 +30,8 @@ extern "C" int probe_attention(int kernel, int dtype_bf16, void* q, void* k, voi
   const auto s = static_cast<cudaStream_t>(stream);
   try {
     using namespace opcert::cuda::attn;
-    if (kernel == 0) dtype_bf16 ? launch_ws_bf16(p, s) : launch_ws_fp16(p, s);
+    const int sms = probe_device_props().multiProcessorCount;
+    if (kernel == 0) dtype_bf16 ? launch_ws_bf16(p, sms, s) : launch_ws_fp16(p, sms, s);
     else if (kernel == 1) dtype_bf16 ? launch_wgmma_bf16(p, s) : launch_wgmma_fp16(p, s);
     else if (kernel == 4) {
       if (ws_fp8_scratch_bytes(p) > scratch_bytes) {
@@ -39,9 +40,13 @@ extern "C" int probe_attention(int kernel, int dtype_bf16, void* q, void* k, voi
       }
       launch_ws_fp8(p, scratch, s);
     }
-    else if (kernel == 5) dtype_bf16 ? launch_ws_bf16_variant(p, s, 0, true) : launch_ws_fp16_variant(p, s, 0, true);
-    else if (kernel == 6) dtype_bf16 ? launch_ws_bf16_variant(p, s, 3, false) : launch_ws_fp16_variant(p, s, 3, false);
-    else dtype_bf16 ? launch_ws_bf16_variant(p, s, kernel - 1, false) : launch_ws_fp16_variant(p, s, kernel - 1, false);
+    else {
+      // 5: the measured choice walked a head at a time; 6: the persistent form; 2, 3: configurations 1, 2.
+      const int variant = kernel == 5 ? 0 : kernel == 6 ? 3 : kernel - 1;
+      const bool heads_one_at_a_time = kernel == 5;
+      dtype_bf16 ? launch_ws_bf16_variant(p, sms, s, variant, heads_one_at_a_time)
+                 : launch_ws_fp16_variant(p, sms, s, variant, heads_one_at_a_time);
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "probe_attention: %s\n", e.what());
     return 1;

@@ -230,15 +230,20 @@ def time_loop(fn, seconds, reps):
     return times[len(times) // 2]
 
 
+def timing_inputs(b, h, hkv, s, d, dtype):
+    """Random BSHD q [B, S, H, D], k and v [B, S, Hkv, D], an output o, the softmax scale, and q, k, v
+    as the [B, H, S, D] views torch's SDPA takes (the peer's call)."""
+    q = torch.randn(b, s, h, d, device="cuda", dtype=dtype)
+    k = torch.randn(b, s, hkv, d, device="cuda", dtype=dtype)
+    v = torch.randn(b, s, hkv, d, device="cuda", dtype=dtype)
+    views = tuple(t.permute(0, 2, 1, 3) for t in (q, k, v))
+    return q, k, v, torch.empty_like(q), 1.0 / math.sqrt(d), views
+
+
 def profile_once(lib, b, h, s, d, causal, dtype, kernels):
     """One call of torch's SDPA and of each kernel on one shape, nothing else on the GPU in between:
     what `ncu -k regex:...` profiles (ci/gpu/probes/attention_profile.sh)."""
-    q = torch.randn(b, s, h, d, device="cuda", dtype=dtype)
-    k = torch.randn(b, s, h, d, device="cuda", dtype=dtype)
-    v = torch.randn(b, s, h, d, device="cuda", dtype=dtype)
-    o = torch.empty_like(q)
-    scale = 1.0 / math.sqrt(d)
-    qt, kt, vt = (t.permute(0, 2, 1, 3) for t in (q, k, v))
+    q, k, v, o, scale, (qt, kt, vt) = timing_inputs(b, h, h, s, d, dtype)
     torch.cuda.synchronize()
     F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal, scale=scale)
     for which in kernels:
@@ -249,13 +254,8 @@ def profile_once(lib, b, h, s, d, causal, dtype, kernels):
 
 def bench(lib, b, h, s, d, causal, dtype, seconds, reps, timed, hkv=None):
     hkv = hkv or h
-    q = torch.randn(b, s, h, d, device="cuda", dtype=dtype)
-    k = torch.randn(b, s, hkv, d, device="cuda", dtype=dtype)
-    v = torch.randn(b, s, hkv, d, device="cuda", dtype=dtype)
-    o = torch.empty_like(q)
-    scale = 1.0 / math.sqrt(d)
+    q, k, v, o, scale, (qt, kt, vt) = timing_inputs(b, h, hkv, s, d, dtype)
     flops = 4.0 * b * h * s * s * d / (2 if causal else 1)
-    qt, kt, vt = (t.permute(0, 2, 1, 3) for t in (q, k, v))
     rows = {}
     rows["torch"] = time_loop(lambda: F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal, scale=scale,
                                                                      enable_gqa=hkv != h), seconds, reps)

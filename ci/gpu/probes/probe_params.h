@@ -2,7 +2,10 @@
 // backend's params_of fills them from a parsed call (backends/cuda/ops/attention_call.cpp).
 #pragma once
 
+#include <cuda_runtime.h>
+
 #include <cstdint>
+#include <stdexcept>
 
 #include "ops/attention_params.h"
 
@@ -34,6 +37,19 @@ inline Params probe_params(const void* q, const void* k, const void* v, void* o,
   p.causal = causal;
   p.window_left = window_left;
   return p;
+}
+
+/// The current device's properties, queried once (the query costs more than a decode step; a
+/// probe runs on one device).
+inline const cudaDeviceProp& probe_device_props() {
+  static const cudaDeviceProp props = [] {
+    int device = 0;
+    cudaDeviceProp pr{};
+    if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&pr, device) != cudaSuccess)
+      throw std::runtime_error("no CUDA device");
+    return pr;
+  }();
+  return props;
 }
 
 }  // namespace opcert::cuda::attn

@@ -15,7 +15,7 @@ namespace {
 
 std::vector<WsTileIndex> walk_all(const WsWalk& w) {
   std::vector<WsTileIndex> tiles;
-  for (int cta = 0; cta < w.m_blocks * w.heads; ++cta) tiles.push_back(ws_tile_index(w, cta));
+  for (int cta = 0; cta < w.tiles(); ++cta) tiles.push_back(ws_tile_index(w, cta));
   return tiles;
 }
 
