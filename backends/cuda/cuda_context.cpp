@@ -16,6 +16,8 @@ CudaContext::CudaContext(int dev) : device(dev), allocator(dev), scratch(allocat
   OPCERT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   OPCERT_CUBLAS_CHECK(cublasLtCreate(&lt));
   lt_workspace = allocator.allocate(kLtWorkspaceBytes);
+  tile_counters.device = static_cast<int*>(allocator.allocate(2 * sizeof(int)));
+  OPCERT_CUDA_CHECK(cudaMemsetAsync(tile_counters.device, 0, 2 * sizeof(int), stream));
 }
 
 LtMatmul& CudaContext::matmul() {
@@ -28,6 +30,7 @@ CudaContext::~CudaContext() {
   matmul_.reset();
   try {
     allocator.free(lt_workspace);
+    allocator.free(tile_counters.device);
   } catch (...) {  // teardown
   }
   if (lt) cublasLtDestroy(lt);

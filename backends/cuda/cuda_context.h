@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "caching_allocator.h"
+#include "tile_counters.h"
 
 namespace opcert::cuda {
 
@@ -31,6 +32,8 @@ struct CudaContext {
   void* lt_workspace = nullptr;
   /// Temporaries of the op being run (valid until the next op asks).
   Scratch scratch;
+  /// The tile counters of persistent kernels on the stream (zeroed here).
+  TileCounters tile_counters;
   /// The SM count, for grid sizing.
   int sms() const { return props.multiProcessorCount; }
   /// The GEMM plans shared by the gemm, gemm_fp8 and gemm_int8 implementations.

@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "tile_counters.h"
+
 namespace opcert::cuda::attn {
 
 /// Lengths are kept below this so that every in-sequence index sum (i + Skv - Sq - window) fits
@@ -62,14 +64,17 @@ int wgmma_smem_bytes(int d);
 /// producer warpgroup, mbarrier ring, ping-ponging consumers; fp16/bf16, D 64/128, BSHD, sm_90a;
 /// the caller checks): per-dtype entry points, the kernel for head dim d (null for other d), and
 /// its shared memory for head dim d (0 if not one it takes). `sms`: the device's multiprocessors,
-/// the CTAs of its persistent configurations.
-void launch_ws_bf16(const Params& p, int sms, cudaStream_t stream);
-void launch_ws_fp16(const Params& p, int sms, cudaStream_t stream);
+/// the CTAs of its persistent configurations, which take their tiles from `counters` (the
+/// stream's, tile_counters.h).
+void launch_ws_bf16(const Params& p, int sms, TileCounters& counters, cudaStream_t stream);
+void launch_ws_fp16(const Params& p, int sms, TileCounters& counters, cudaStream_t stream);
 /// The same with the configuration chosen by hand (variant 1 or 2; 0 the measured choice), and the
 /// tiles walked a head at a time instead of in the causal grouped order (attention_ws_launch.cuh),
 /// for probes.
-void launch_ws_bf16_variant(const Params& p, int sms, cudaStream_t stream, int variant, bool heads_one_at_a_time);
-void launch_ws_fp16_variant(const Params& p, int sms, cudaStream_t stream, int variant, bool heads_one_at_a_time);
+void launch_ws_bf16_variant(const Params& p, int sms, TileCounters& counters, cudaStream_t stream, int variant,
+                            bool heads_one_at_a_time);
+void launch_ws_fp16_variant(const Params& p, int sms, TileCounters& counters, cudaStream_t stream, int variant,
+                            bool heads_one_at_a_time);
 const void* ws_kernel_bf16(int d);
 const void* ws_kernel_fp16(int d);
 int ws_smem_bytes(int d);

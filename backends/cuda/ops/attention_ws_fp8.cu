@@ -39,7 +39,7 @@ void launch_ws_fp8(const Params& p, void* vt, cudaStream_t stream) {
   vt_shape.box = {Cfg::kBN, Cfg::kD, 1, 1};
   maps.v = encode_tensor_map_4d(vt, CU_TENSOR_MAP_DATA_TYPE_UINT8, vt_shape);
   OPCERT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
-  kernel<<<ws_grid(walk), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(maps, p, walk);
+  kernel<<<ws_grid(walk), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(maps, p, walk, WsTileQueue{});  // (not persistent)
   OPCERT_CUDA_CHECK_LAUNCH("attention_ws_kernel<E4m3>");
 }
 

@@ -22,10 +22,13 @@
 // only the tiles that cross an edge are masked. lse is kept.
 //
 // CTAs take query tiles in the order of a walk (attention_ws_walk.h). A persistent configuration
-// launches one CTA per SM, each taking every gridDim-th tile of the walk: the producer loads the
-// next tile's Q once the consumers have done their last S = Q·Kᵀ of the current one (q_empty), the
-// K/V ring runs on from tile to tile, and o is staged in its own buffer; a tile's fixed costs then
-// overlap the previous one's end. Otherwise the tile loop runs once.
+// launches one CTA per SM. Each takes tile blockIdx.x of the walk first, then whichever tile is
+// next when it asks (a counter in global memory, WsTileQueue), so that the CTAs finish together
+// however the tiles' costs differ. The producer asks one tile ahead and hands each tile's index to
+// the consumers in shared memory, under the barrier of its Q. It loads the next tile's Q once the
+// consumers have done their last S = Q·Kᵀ of the current one (q_empty), the K/V ring runs on from
+// tile to tile, and o is staged in its own buffer; a tile's fixed costs then overlap the previous
+// one's end. Otherwise the tile loop runs once.
 #pragma once
 
 #include <cuda.h>
@@ -43,6 +46,15 @@ namespace opcert::cuda::attn {
 /// block of columns wide; fp8's v is V transposed (boxes of kBN keys by D rows), and it has no o.
 struct WsMaps {
   CUtensorMap q, k, v, o;
+};
+
+/// Where a persistent launch's CTAs take their tiles after the first: `taken` counts the tiles taken
+/// so far (zero when the launch starts), and the launch zeroes `next`, the next launch's counter.
+/// Launches on one stream alternate between two such ints (attention_ws_launch.cuh); null when the
+/// configuration is not persistent.
+struct WsTileQueue {
+  int* taken = nullptr;
+  int* next = nullptr;
 };
 
 /// The fp8 e4m3 element type of the kernel (codes in bytes; o is bf16, descales apply).
@@ -134,7 +146,8 @@ __device__ inline int ws_tile(const Params& p, const WsWalk& w, int cta, int bm,
 
 template <class T, class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
-    attention_ws_kernel(const __grid_constant__ WsMaps maps, const Params p, const WsWalk walk) {
+    attention_ws_kernel(const __grid_constant__ WsMaps maps, const Params p, const WsWalk walk,
+                        const WsTileQueue queue) {
 #if OPCERT_WGMMA_OK
   using namespace hopper;
   constexpr int D = Cfg::kD, BM = Cfg::kBM, BN = Cfg::kBN, ST = Cfg::kStages, WG = Cfg::kWG;
@@ -149,6 +162,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   extern __shared__ unsigned char smem_raw[];
   // q_full, q_empty; then per stage k_full, v_full, k_empty, v_empty
   __shared__ alignas(8) uint64_t bars[2 + 4 * ST];
+  __shared__ int next_tile;  // persistent: the producer's tile for the consumers, written under q_full
   const uint32_t raw_addr = smem_addr(smem_raw);
   const uint32_t base = (raw_addr + 1023u) & ~1023u;
   unsigned char* const smem = smem_raw + (base - raw_addr);
@@ -163,9 +177,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   auto v_full = [&](int s) { return bar0 + 8u * static_cast<uint32_t>(2 + ST + s); };
   auto k_empty = [&](int s) { return bar0 + 8u * static_cast<uint32_t>(2 + 2 * ST + s); };
   auto v_empty = [&](int s) { return bar0 + 8u * static_cast<uint32_t>(2 + 3 * ST + s); };
-  // The CTA's tiles: blockIdx.x, then every gridDim.x-th of the walk (one, unless persistent).
+  // The CTA's tiles: blockIdx.x, then (persistent) those the queue hands out, each gridDim.x on.
   const int total = walk.tiles();
-  const int first_cta = blockIdx.x, cta_step = gridDim.x;
   // Key tiles [n_min, n_first] of a tile, visited from the last: tile i of the walk is key tile n_first - i.
   auto key_tiles = [&](const CtaTile<OutT>& t, int& n_first) {
     n_first = (t.key_hi + BN - 1) / BN - 1;
@@ -194,19 +207,25 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       tma_prefetch_map(&maps.q);
       tma_prefetch_map(&maps.k);
       tma_prefetch_map(&maps.v);
+      if (Cfg::kPersistent && blockIdx.x == 0) *queue.next = 0;  // (the last launch on the stream is done)
       int ring = 0, loaded = 0;  // K/V tiles and Q tiles loaded so far (their barriers' phases)
-      for (int cta = first_cta; cta < total; cta += cta_step) {
+      for (int cta = blockIdx.x;;) {
         CtaTile<OutT> t;
-        const int batch = ws_tile<OutT, D>(p, walk, cta, BM, t);
-        if (t.key_hi <= t.key_lo) {  // the consumers write it
-          if constexpr (Cfg::kPersistent) continue;
-          else break;
+        const int batch = cta < total ? ws_tile<OutT, D>(p, walk, cta, BM, t) : 0;
+        const bool has_keys = cta < total && t.key_hi > t.key_lo;
+        // The tile goes to the consumers under q_full: every tile, and past the last one the end.
+        mbar_wait(q_empty, (loaded & 1) ^ 1);  // the last tile's final S = Q·Kᵀ is done (and its index read)
+        ++loaded;
+        if constexpr (Cfg::kPersistent) next_tile = cta;
+        if (!has_keys) {  // the end, or a tile the consumers write without keys
+          mbar_arrive(q_full);
+          if (!Cfg::kPersistent || cta >= total) break;
+          cta = gridDim.x + atomicAdd(queue.taken, 1);
+          continue;
         }
         const int kvh = t.h / p.group;
         int n_first;
         const int tiles = key_tiles(t, n_first);
-        mbar_wait(q_empty, (loaded & 1) ^ 1);  // the last tile's final S = Q·Kᵀ is done
-        ++loaded;
         mbar_arrive_expect_tx(q_full, Cfg::kQBytes);
 #pragma unroll
         for (int c = 0; c < WG; ++c)
@@ -235,6 +254,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           }
         }
         if constexpr (!Cfg::kPersistent) break;  // (one tile: the loop state folds away)
+        // The next tile, asked for once this one's loads are issued, while the consumers are still
+        // stages behind (the atomic's latency hides under the wait for q_empty).
+        cta = gridDim.x + atomicAdd(queue.taken, 1);
       }
     }
     return;
@@ -271,13 +293,21 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   float o_acc[DT][4];
   uint32_t p_frag[PK][4];
   int ring = 0, loaded = 0;  // as the producer counts them
-  for (int cta = first_cta; cta < total; cta += cta_step) {
+  for (int cta = blockIdx.x;;) {
+    if constexpr (Cfg::kPersistent) {  // the producer's tile, or past the last one
+      mbar_wait(q_full, loaded & 1);
+      ++loaded;
+      cta = next_tile;
+      if (cta >= total) break;
+    }
     CtaTile<OutT> t;  // (its q, k, v pointers go unused: TMA reads them through the maps)
     const int batch = ws_tile<OutT, D>(p, walk, cta, BM, t);
     if (t.key_hi <= t.key_lo) {  // no query of the tile sees a key
       write_empty_tile<OutT, D>(t, tid - 128, Cfg::kThreads - 128);
-      if constexpr (Cfg::kPersistent) continue;
-      else break;
+      if constexpr (!Cfg::kPersistent) break;
+      __syncwarp();  // (every lane has read next_tile)
+      release(q_empty);
+      continue;
     }
     const int kvh = t.h / p.group;
     int n_first;
@@ -336,8 +366,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     auto phase = [&](int i) { return static_cast<uint32_t>(((ring + i) / ST) & 1); };
 
     // The first tile: S(0), P(0).
-    mbar_wait(q_full, loaded & 1);
-    ++loaded;
+    if constexpr (!Cfg::kPersistent) {
+      mbar_wait(q_full, loaded & 1);
+      ++loaded;
+    }
     mbar_wait(k_full(stage(0)), phase(0));
     fence_regs(s_acc);
     turn_wait();

@@ -37,9 +37,9 @@ inline WsWalk ws_walk(const Params& p, int bm, int elem_bytes, bool heads_one_at
 inline dim3 ws_grid(const WsWalk& w) { return dim3(static_cast<unsigned>(w.tiles()), 1, 1); }
 
 /// Launches the kernel of configuration Cfg for a BSHD call on a device of `sms` multiprocessors
-/// (a persistent configuration's CTAs).
+/// (a persistent configuration's CTAs, which take their tiles from the stream's counters).
 template <class T, class Cfg>
-void launch_ws_cfg(const Params& p, int sms, cudaStream_t stream, bool heads_one_at_a_time) {
+void launch_ws_cfg(const Params& p, int sms, TileCounters& counters, cudaStream_t stream, bool heads_one_at_a_time) {
   const auto kernel = attention_ws_kernel<T, Cfg>;
   const WsWalk walk = ws_walk(p, Cfg::kBM, Cfg::kElemBytes, heads_one_at_a_time);
   if (walk.tiles() == 0) return;
@@ -52,42 +52,51 @@ void launch_ws_cfg(const Params& p, int sms, cudaStream_t stream, bool heads_one
   maps.o = bshd_map(p.o, dtype, 2, p.batch, p.sq, p.hq, Cfg::kD, 64);
   OPCERT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
   dim3 grid = ws_grid(walk);
-  if constexpr (Cfg::kPersistent) grid.x = std::min(grid.x, static_cast<unsigned>(std::max(sms, 1)));
-  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(maps, p, walk);
+  WsTileQueue queue;
+  if constexpr (Cfg::kPersistent) {
+    grid.x = std::min(grid.x, static_cast<unsigned>(std::max(sms, 1)));
+    queue = {counters.now(), counters.next()};
+  }
+  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(maps, p, walk, queue);
   OPCERT_CUDA_CHECK_LAUNCH("attention_ws_kernel");
+  if constexpr (Cfg::kPersistent) counters.launched();
 }
 
 /// Where the measured choice changes (probes of 2026-11-27, docs/PERFORMANCE.md): D 128 takes
 /// 176-key tiles unless a window masks them or a causal mask does on sequences shorter than this;
-/// D 64 takes 192-row tiles from these query rows on (causal, and not). Below kWsPersistentMaxRows
+/// D 64 takes 192-row tiles from these query rows on (causal, and not). Up to kWsPersistentMaxRows
 /// query rows, a CTA's fixed costs (its Q and first K/V loads, the first softmax and the last P·V
 /// with nothing to hide under) weigh most, and the persistent form, which overlaps them with the
-/// previous tile's end, measured ahead for D 128 without a mask and D 64 causal; behind elsewhere.
+/// previous tile's end and hands tiles out as CTAs free up, measured ahead (probe of 2026-11-27,
+/// third sitting) at D 128 without a window, and at D 64 causal or up to kWsD64PersistentMaxFullRows
+/// rows; at D 64 S2048 without a mask the 192-row tiles stay ahead.
 inline constexpr int kWsD128WideMinCausalRows = 4096;
 inline constexpr int kWsD64TallMinCausalRows = 2048;
 inline constexpr int kWsD64TallMinRows = 1024;
-inline constexpr int kWsPersistentMaxRows = 2047;
+inline constexpr int kWsPersistentMaxRows = 2048;
+inline constexpr int kWsD64PersistentMaxFullRows = 1024;
 
 /// Which configuration runs a call: 0 the measured choice, 1 the first of its head dim's pair
 /// (WsD128Wide, WsD64Tall), 2 the second (WsD128, WsD64), 3 the persistent form (WsD128Persistent,
 /// WsD64Persistent); and in which order its tiles are walked (attention_ws_walk.h;
 /// heads_one_at_a_time for the order before the grouped walk). Probes time them one by one.
 template <class T>
-void launch_ws_variant(const Params& p, int sms, cudaStream_t stream, int variant, bool heads_one_at_a_time) {
+void launch_ws_variant(const Params& p, int sms, TileCounters& counters, cudaStream_t stream, int variant,
+                       bool heads_one_at_a_time) {
   const bool short_seq = p.sq <= kWsPersistentMaxRows;
   if (p.d == 128) {
-    const bool masked = p.causal || p.window_left >= 0;
     const bool wide = p.window_left < 0 && (!p.causal || p.sq >= kWsD128WideMinCausalRows);
-    if (variant == 3 || (variant == 0 && short_seq && !masked))
-      launch_ws_cfg<T, WsD128Persistent>(p, sms, stream, heads_one_at_a_time);
-    else if (variant == 1 || (variant == 0 && wide)) launch_ws_cfg<T, WsD128Wide>(p, sms, stream, heads_one_at_a_time);
-    else launch_ws_cfg<T, WsD128>(p, sms, stream, heads_one_at_a_time);
+    if (variant == 3 || (variant == 0 && short_seq && p.window_left < 0))
+      launch_ws_cfg<T, WsD128Persistent>(p, sms, counters, stream, heads_one_at_a_time);
+    else if (variant == 1 || (variant == 0 && wide)) launch_ws_cfg<T, WsD128Wide>(p, sms, counters, stream, heads_one_at_a_time);
+    else launch_ws_cfg<T, WsD128>(p, sms, counters, stream, heads_one_at_a_time);
   } else if (p.d == 64) {
     const bool tall = p.sq >= (p.causal ? kWsD64TallMinCausalRows : kWsD64TallMinRows);
-    if (variant == 3 || (variant == 0 && short_seq && p.causal))
-      launch_ws_cfg<T, WsD64Persistent>(p, sms, stream, heads_one_at_a_time);
-    else if (variant == 1 || (variant == 0 && tall)) launch_ws_cfg<T, WsD64Tall>(p, sms, stream, heads_one_at_a_time);
-    else launch_ws_cfg<T, WsD64>(p, sms, stream, heads_one_at_a_time);
+    const bool persistent = short_seq && (p.causal || (p.sq <= kWsD64PersistentMaxFullRows && p.window_left < 0));
+    if (variant == 3 || (variant == 0 && persistent))
+      launch_ws_cfg<T, WsD64Persistent>(p, sms, counters, stream, heads_one_at_a_time);
+    else if (variant == 1 || (variant == 0 && tall)) launch_ws_cfg<T, WsD64Tall>(p, sms, counters, stream, heads_one_at_a_time);
+    else launch_ws_cfg<T, WsD64>(p, sms, counters, stream, heads_one_at_a_time);
   }
 }
 
@@ -101,8 +110,8 @@ const void* ws_kernel_t(int d) {
 }
 
 template <class T>
-void launch_ws_t(const Params& p, int sms, cudaStream_t stream) {
-  launch_ws_variant<T>(p, sms, stream, 0, false);
+void launch_ws_t(const Params& p, int sms, TileCounters& counters, cudaStream_t stream) {
+  launch_ws_variant<T>(p, sms, counters, stream, 0, false);
 }
 
 }  // namespace opcert::cuda::attn

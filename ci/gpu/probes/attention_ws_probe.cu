@@ -18,6 +18,22 @@
 
 using opcert::cuda::attn::Params;
 
+namespace {
+
+/// The probe's tile counters for the persistent configurations (tile_counters.h): the launches run
+/// on the one stream the caller passes.
+opcert::cuda::TileCounters& probe_tile_counters() {
+  static opcert::cuda::TileCounters counters = [] {
+    opcert::cuda::TileCounters c;
+    if (cudaMalloc(&c.device, 2 * sizeof(int)) != cudaSuccess || cudaMemset(c.device, 0, 2 * sizeof(int)) != cudaSuccess)
+      c.device = nullptr;
+    return c;
+  }();
+  return counters;
+}
+
+}  // namespace
+
 extern "C" int probe_attention(int kernel, int dtype_bf16, void* q, void* k, void* v, void* o, float* lse, int batch,
                                int sq, int skv, int hq, int hkv, int d, int causal, int window_left, float scale,
                                void* stream, const float* q_descale, const float* k_descale, const float* v_descale,
@@ -31,7 +47,12 @@ extern "C" int probe_attention(int kernel, int dtype_bf16, void* q, void* k, voi
   try {
     using namespace opcert::cuda::attn;
     const int sms = probe_device_props().multiProcessorCount;
-    if (kernel == 0) dtype_bf16 ? launch_ws_bf16(p, sms, s) : launch_ws_fp16(p, sms, s);
+    opcert::cuda::TileCounters& counters = probe_tile_counters();
+    if (counters.device == nullptr) {
+      std::fprintf(stderr, "probe_attention: no device memory for the tile counters\n");
+      return 1;
+    }
+    if (kernel == 0) dtype_bf16 ? launch_ws_bf16(p, sms, counters, s) : launch_ws_fp16(p, sms, counters, s);
     else if (kernel == 1) dtype_bf16 ? launch_wgmma_bf16(p, s) : launch_wgmma_fp16(p, s);
     else if (kernel == 4) {
       if (ws_fp8_scratch_bytes(p) > scratch_bytes) {
@@ -44,8 +65,8 @@ extern "C" int probe_attention(int kernel, int dtype_bf16, void* q, void* k, voi
       // 5: the measured choice walked a head at a time; 6: the persistent form; 2, 3: configurations 1, 2.
       const int variant = kernel == 5 ? 0 : kernel == 6 ? 3 : kernel - 1;
       const bool heads_one_at_a_time = kernel == 5;
-      dtype_bf16 ? launch_ws_bf16_variant(p, sms, s, variant, heads_one_at_a_time)
-                 : launch_ws_fp16_variant(p, sms, s, variant, heads_one_at_a_time);
+      dtype_bf16 ? launch_ws_bf16_variant(p, sms, counters, s, variant, heads_one_at_a_time)
+                 : launch_ws_fp16_variant(p, sms, counters, s, variant, heads_one_at_a_time);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "probe_attention: %s\n", e.what());
