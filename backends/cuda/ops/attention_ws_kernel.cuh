@@ -48,8 +48,9 @@ struct WsMaps {
   CUtensorMap q, k, v, o;
 };
 
-/// Where a persistent launch's CTAs take their tiles after the first: `taken` counts the tiles taken
-/// so far (zero when the launch starts), and the launch zeroes `next`, the next launch's counter.
+/// Where a persistent launch's CTAs take their tiles after the first: `taken` counts the requests so
+/// far (zero when the launch starts; each CTA's last one overshoots the walk), and the launch zeroes
+/// `next`, the next launch's counter.
 /// Launches on one stream alternate between two such ints (attention_ws_launch.cuh); null when the
 /// configuration is not persistent.
 struct WsTileQueue {
@@ -177,7 +178,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   auto v_full = [&](int s) { return bar0 + 8u * static_cast<uint32_t>(2 + ST + s); };
   auto k_empty = [&](int s) { return bar0 + 8u * static_cast<uint32_t>(2 + 2 * ST + s); };
   auto v_empty = [&](int s) { return bar0 + 8u * static_cast<uint32_t>(2 + 3 * ST + s); };
-  // The CTA's tiles: blockIdx.x, then (persistent) those the queue hands out, each gridDim.x on.
+  // The CTA's tiles: blockIdx.x, then (persistent) gridDim.x plus what the queue's counter hands out.
   const int total = walk.tiles();
   // Key tiles [n_min, n_first] of a tile, visited from the last: tile i of the walk is key tile n_first - i.
   auto key_tiles = [&](const CtaTile<OutT>& t, int& n_first) {
@@ -208,7 +209,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       tma_prefetch_map(&maps.k);
       tma_prefetch_map(&maps.v);
       if (Cfg::kPersistent && blockIdx.x == 0) *queue.next = 0;  // (the last launch on the stream is done)
-      int ring = 0, loaded = 0;  // K/V tiles and Q tiles loaded so far (their barriers' phases)
+      int ring = 0, loaded = 0;  // K/V tiles loaded, and tiles handed over under q_full (the barriers' phases)
       for (int cta = blockIdx.x;;) {
         CtaTile<OutT> t;
         const int batch = cta < total ? ws_tile<OutT, D>(p, walk, cta, BM, t) : 0;
@@ -255,7 +256,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         }
         if constexpr (!Cfg::kPersistent) break;  // (one tile: the loop state folds away)
         // The next tile, asked for once this one's loads are issued, while the consumers are still
-        // stages behind (the atomic's latency hides under the wait for q_empty).
+        // stages behind.
         cta = gridDim.x + atomicAdd(queue.taken, 1);
       }
     }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <type_traits>
 
 #include "cuda_check.h"
@@ -54,8 +55,12 @@ void launch_ws_cfg(const Params& p, int sms, TileCounters& counters, cudaStream_
   dim3 grid = ws_grid(walk);
   WsTileQueue queue;
   if constexpr (Cfg::kPersistent) {
+    if (counters.device == nullptr) throw std::logic_error("launch_ws_cfg: a persistent launch without tile counters");
     grid.x = std::min(grid.x, static_cast<unsigned>(std::max(sms, 1)));
     queue = {counters.now(), counters.next()};
+    // An earlier, unreported error would read as this launch's below, and the counters would then
+    // miss a launch that ran.
+    OPCERT_CUDA_CHECK(cudaGetLastError());
   }
   kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(maps, p, walk, queue);
   OPCERT_CUDA_CHECK_LAUNCH("attention_ws_kernel");

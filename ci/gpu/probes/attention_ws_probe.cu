@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "cuda_check.h"
 #include "ops/attention_params.h"
 #include "probe_params.h"
 
@@ -20,15 +21,18 @@ using opcert::cuda::attn::Params;
 
 namespace {
 
-/// The probe's tile counters for the persistent configurations (tile_counters.h): the launches run
-/// on the one stream the caller passes.
-opcert::cuda::TileCounters& probe_tile_counters() {
-  static opcert::cuda::TileCounters counters = [] {
-    opcert::cuda::TileCounters c;
-    if (cudaMalloc(&c.device, 2 * sizeof(int)) != cudaSuccess || cudaMemset(c.device, 0, 2 * sizeof(int)) != cudaSuccess)
-      c.device = nullptr;
-    return c;
-  }();
+/// The probe's tile counters for the persistent configurations (tile_counters.h), made on the first
+/// call's stream and zeroed before it returns; every launch after runs on one stream (the caller's).
+/// Throws if the device has no memory for them.
+opcert::cuda::TileCounters& probe_tile_counters(cudaStream_t stream) {
+  static opcert::cuda::TileCounters counters;
+  if (counters.device == nullptr) {
+    int* ints = nullptr;
+    OPCERT_CUDA_CHECK(cudaMalloc(&ints, 2 * sizeof(int)));
+    OPCERT_CUDA_CHECK(cudaMemsetAsync(ints, 0, 2 * sizeof(int), stream));
+    OPCERT_CUDA_CHECK(cudaStreamSynchronize(stream));
+    counters.device = ints;
+  }
   return counters;
 }
 
@@ -47,12 +51,10 @@ extern "C" int probe_attention(int kernel, int dtype_bf16, void* q, void* k, voi
   try {
     using namespace opcert::cuda::attn;
     const int sms = probe_device_props().multiProcessorCount;
-    opcert::cuda::TileCounters& counters = probe_tile_counters();
-    if (counters.device == nullptr) {
-      std::fprintf(stderr, "probe_attention: no device memory for the tile counters\n");
-      return 1;
+    if (kernel == 0) {
+      auto& counters = probe_tile_counters(s);
+      dtype_bf16 ? launch_ws_bf16(p, sms, counters, s) : launch_ws_fp16(p, sms, counters, s);
     }
-    if (kernel == 0) dtype_bf16 ? launch_ws_bf16(p, sms, counters, s) : launch_ws_fp16(p, sms, counters, s);
     else if (kernel == 1) dtype_bf16 ? launch_wgmma_bf16(p, s) : launch_wgmma_fp16(p, s);
     else if (kernel == 4) {
       if (ws_fp8_scratch_bytes(p) > scratch_bytes) {
@@ -65,6 +67,7 @@ extern "C" int probe_attention(int kernel, int dtype_bf16, void* q, void* k, voi
       // 5: the measured choice walked a head at a time; 6: the persistent form; 2, 3: configurations 1, 2.
       const int variant = kernel == 5 ? 0 : kernel == 6 ? 3 : kernel - 1;
       const bool heads_one_at_a_time = kernel == 5;
+      auto& counters = probe_tile_counters(s);
       dtype_bf16 ? launch_ws_bf16_variant(p, sms, counters, s, variant, heads_one_at_a_time)
                  : launch_ws_fp16_variant(p, sms, counters, s, variant, heads_one_at_a_time);
     }
