@@ -189,6 +189,26 @@ __device__ inline uint32_t sw128_offset(int r, int c) {
   return static_cast<uint32_t>((c / 8) * kRows * 128 + r * 128 + (((c % 8) ^ (r % 8)) << 4));
 }
 
+/// The epilogue of a thread's two rows, row0 and row0 + 8 of a kRows-row tile: o = acc / l rounded
+/// to T into `dst` (shared memory, the swizzled layout above), 0 for a row that saw no key, and the
+/// row's lse to lse[row] where lse is set and the row is below `rows` (the tile's valid rows).
+template <class T, int kRows, int DT>
+__device__ inline void stage_o_rows(const float (&o_acc)[DT][4], const float (&row_sum)[2], const float (&row_max)[2],
+                                    float scale, unsigned char* dst, int row0, int t4, float* lse, int rows) {
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const RowFinish f = finish_row(row_sum[r], row_max[r], scale);
+    const int row = row0 + 8 * r;
+#pragma unroll
+    for (int dt = 0; dt < DT; ++dt) {
+      const float o0 = f.no_key ? 0.0f : o_acc[dt][2 * r] * f.inv;
+      const float o1 = f.no_key ? 0.0f : o_acc[dt][2 * r + 1] * f.inv;
+      *reinterpret_cast<uint32_t*>(dst + sw128_offset<kRows>(row, dt) + 4 * t4) = pack2<T>(o0, o1);
+    }
+    if (lse != nullptr && t4 == 0 && row < rows) lse[row] = f.lse;
+  }
+}
+
 /// Copies rows [0, kRows) of a [rows, D] global tile (row stride `stride` elements) into `dst`
 /// in the swizzled block layout, kThreads threads; rows at or past `valid` are zero-filled.
 template <int D, int kRows, int kThreads, class T>
@@ -357,21 +377,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) attention_wgmma_kernel(const
   // Epilogue: o = acc / l rounded to T, staged in the warpgroup's own rows of Q's buffer (only its
   // own, finished, wgmmas read them) in the same swizzled layout, then 16-byte stores.
   T* const out = epi.o;
-  float* const lse_out = epi.lse;
   const int64_t out_stride = epi.q_stride;
   const int out_rows = epi.rows;
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const RowFinish f = finish_row(row_sum[r], row_max[r], p.scale);
-    const int row = wg * 64 + warp * 16 + g + 8 * r;  // in the tile
-#pragma unroll
-    for (int dt = 0; dt < DT; ++dt) {
-      const float o0 = f.no_key ? 0.0f : o_acc[dt][2 * r] * f.inv;
-      const float o1 = f.no_key ? 0.0f : o_acc[dt][2 * r + 1] * f.inv;
-      *reinterpret_cast<uint32_t*>(smem + sw128_offset<BM>(row, dt) + 4 * t4) = pack2<T>(o0, o1);
-    }
-    if (lse_out != nullptr && t4 == 0 && row < out_rows) lse_out[row] = f.lse;
-  }
+  stage_o_rows<T, BM>(o_acc, row_sum, row_max, p.scale, smem, wg * 64 + warp * 16 + g, t4, epi.lse, out_rows);
   __syncthreads();
   constexpr int CH = D / 8;
 #pragma unroll

@@ -209,6 +209,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       tma_prefetch_map(&maps.k);
       tma_prefetch_map(&maps.v);
       if (Cfg::kPersistent && blockIdx.x == 0) *queue.next = 0;  // (the last launch on the stream is done)
+      auto next_from_queue = [&] { return static_cast<int>(gridDim.x) + atomicAdd(queue.taken, 1); };
       int ring = 0, loaded = 0;  // K/V tiles loaded, and tiles handed over under q_full (the barriers' phases)
       for (int cta = blockIdx.x;;) {
         CtaTile<OutT> t;
@@ -221,7 +222,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         if (!has_keys) {  // the end, or a tile the consumers write without keys
           mbar_arrive(q_full);
           if (!Cfg::kPersistent || cta >= total) break;
-          cta = gridDim.x + atomicAdd(queue.taken, 1);
+          cta = next_from_queue();
           continue;
         }
         const int kvh = t.h / p.group;
@@ -257,7 +258,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         if constexpr (!Cfg::kPersistent) break;  // (one tile: the loop state folds away)
         // The next tile, asked for once this one's loads are issued, while the consumers are still
         // stages behind.
-        cta = gridDim.x + atomicAdd(queue.taken, 1);
+        cta = next_from_queue();
       }
     }
     return;
@@ -455,18 +456,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         if (ctid == 0) tma_store_wait_read();
         named_sync(1 + WG + cw, 128);
       }
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const RowFinish f = finish_row(row_sum[r], row_max[r], p.scale);
-        const int row = cw * 64 + warp * 16 + g + 8 * r;  // in the tile
-#pragma unroll
-        for (int dt = 0; dt < DT; ++dt) {
-          const float o0 = f.no_key ? 0.0f : o_acc[dt][2 * r] * f.inv;
-          const float o1 = f.no_key ? 0.0f : o_acc[dt][2 * r + 1] * f.inv;
-          *reinterpret_cast<uint32_t*>(smem + o_offset + sw128_offset<BM>(row, dt) + 4 * t4) = pack2<T>(o0, o1);
-        }
-        if (t.lse != nullptr && t4 == 0 && row < t.rows) t.lse[row] = f.lse;
-      }
+      stage_o_rows<T, BM>(o_acc, row_sum, row_max, p.scale, smem + o_offset, cw * 64 + warp * 16 + g, t4, t.lse,
+                          t.rows);
       fence_async_shared();
       named_sync(1 + WG + cw, 128);
       if (ctid == 0) {
