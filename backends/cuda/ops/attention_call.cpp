@@ -55,8 +55,7 @@ Params params_of(const AttentionOperands& a) {
   p.skv = static_cast<int>(a.skv);
   p.tq = a.tq;
   p.tk = a.tk;
-  p.scale = static_cast<float>(a.scale);
-  p.scale_log2 = static_cast<float>(a.scale * 1.4426950408889634);  // log2(e)
+  attn::set_scale(p, a.scale);
   p.causal = a.causal ? 1 : 0;
   // A window at least as wide as every sequence is no window; clamping keeps index sums in int32.
   p.window_left = a.window_left < 0 ? -1 : static_cast<int>(std::min<int64_t>(a.window_left, attn::kMaxTokens));
@@ -65,7 +64,7 @@ Params params_of(const AttentionOperands& a) {
 
 bool positive_scale(const AttentionOperands& a) {
   const float scale = static_cast<float>(a.scale);
-  return std::isfinite(scale) && scale > 0.0f && static_cast<double>(scale) * 1.4426950408889634 < 3.0e38;
+  return std::isfinite(scale) && scale > 0.0f && static_cast<double>(scale) * attn::kLog2e < 3.0e38;
 }
 
 bool aligned16(const AttentionOperands& a) {

@@ -39,6 +39,16 @@ struct Params {
   const float* v_descale = nullptr;
 };
 
+/// log2(e): the kernels take their exponentials as exp2 of scores times scale · log2(e).
+inline constexpr double kLog2e = 1.4426950408889634;
+
+/// Sets p's softmax scale and the form the kernels multiply by, scale · log2(e) (in double, then
+/// rounded once).
+inline void set_scale(Params& p, double scale) {
+  p.scale = static_cast<float>(scale);
+  p.scale_log2 = static_cast<float>(scale * kLog2e);
+}
+
 /// dtypes the launchers take (matches OPCERT_DTYPE_* through the caller's switch).
 enum class Dtype { f32, f16, bf16 };
 

@@ -32,8 +32,7 @@ inline Params probe_params(const void* q, const void* k, const void* v, void* o,
   p.skv = skv;
   p.tq = tq;
   p.tk = tk;
-  p.scale = scale;
-  p.scale_log2 = static_cast<float>(static_cast<double>(scale) * 1.4426950408889634);  // log2(e)
+  set_scale(p, scale);
   p.causal = causal;
   p.window_left = window_left;
   return p;
