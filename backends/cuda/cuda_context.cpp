@@ -16,8 +16,6 @@ CudaContext::CudaContext(int dev) : device(dev), allocator(dev), scratch(allocat
   OPCERT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   OPCERT_CUBLAS_CHECK(cublasLtCreate(&lt));
   lt_workspace = allocator.allocate(kLtWorkspaceBytes);
-  tile_counters.device = static_cast<int*>(allocator.allocate(2 * sizeof(int)));
-  OPCERT_CUDA_CHECK(cudaMemsetAsync(tile_counters.device, 0, 2 * sizeof(int), stream));
 }
 
 LtMatmul& CudaContext::matmul() {
@@ -25,12 +23,22 @@ LtMatmul& CudaContext::matmul() {
   return *matmul_;
 }
 
+TileCounters& CudaContext::tile_counters() {
+  if (tile_counters_.device == nullptr) {
+    void* const ints = allocator.allocate(2 * sizeof(int));
+    // (zeroed on the stream, before any kernel that takes them)
+    OPCERT_CUDA_CHECK(cudaMemsetAsync(ints, 0, 2 * sizeof(int), stream));
+    tile_counters_.device = static_cast<int*>(ints);
+  }
+  return tile_counters_;
+}
+
 CudaContext::~CudaContext() {
   if (stream) cudaStreamSynchronize(stream);
   matmul_.reset();
   try {
     allocator.free(lt_workspace);
-    allocator.free(tile_counters.device);
+    if (tile_counters_.device != nullptr) allocator.free(tile_counters_.device);
   } catch (...) {  // teardown
   }
   if (lt) cublasLtDestroy(lt);

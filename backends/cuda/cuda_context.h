@@ -32,15 +32,16 @@ struct CudaContext {
   void* lt_workspace = nullptr;
   /// Temporaries of the op being run (valid until the next op asks).
   Scratch scratch;
-  /// The tile counters of persistent kernels on the stream (zeroed here).
-  TileCounters tile_counters;
   /// The SM count, for grid sizing.
   int sms() const { return props.multiProcessorCount; }
   /// The GEMM plans shared by the gemm, gemm_fp8 and gemm_int8 implementations.
   LtMatmul& matmul();
+  /// The tile counters of persistent kernels on the stream, made and zeroed on first use.
+  TileCounters& tile_counters();
 
  private:
   std::unique_ptr<LtMatmul> matmul_;
+  TileCounters tile_counters_;
 };
 
 /// The device this process uses: OPCERT_DEVICE if set (the harness pins each worker of

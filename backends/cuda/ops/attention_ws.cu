@@ -37,8 +37,8 @@ sdk::Support support(const CudaContext& ctx, const AttentionOperands& a) {
 void run(CudaContext& ctx, const AttentionOperands& a) {
   if (a.tq == 0 || a.batch == 0) return;  // no query: o and lse are empty
   const attn::Params p = attn::params_of(a);
-  if (attn::dtype_of(a) == Dtype::bf16) attn::launch_ws_bf16(p, ctx.sms(), ctx.tile_counters, ctx.stream);
-  else attn::launch_ws_fp16(p, ctx.sms(), ctx.tile_counters, ctx.stream);
+  if (attn::dtype_of(a) == Dtype::bf16) attn::launch_ws_bf16(p, ctx.sms(), ctx.tile_counters(), ctx.stream);
+  else attn::launch_ws_fp16(p, ctx.sms(), ctx.tile_counters(), ctx.stream);
 }
 
 }  // namespace
