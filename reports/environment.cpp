@@ -2,6 +2,8 @@
 #include "reports/json_values.h"
 #include "model/text_file.h"
 
+#include <dlfcn.h>
+#include <link.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -188,6 +190,29 @@ json gpus_from_nvidia_smi(const std::string& csv, bool with_identity) {
   return gpus.empty() ? json(nullptr) : gpus;
 }
 
+// The NCCL this process runs its collectives on, if a backend loaded one: "2.27.3 (<path>)". Asked
+// of the library already in the process (RTLD_NOLOAD), never loading one; every backend of the
+// process that uses NCCL shares that one copy (one soname), the peer's included.
+json loaded_nccl() {
+  void* lib = dlopen("libnccl.so.2", RTLD_LAZY | RTLD_NOLOAD);
+  if (lib == nullptr) return nullptr;
+  json version = nullptr;
+  using GetVersion = int (*)(int*);
+  if (auto get = reinterpret_cast<GetVersion>(dlsym(lib, "ncclGetVersion"))) {
+    int code = 0;
+    if (get(&code) == 0 && code > 0) {
+      std::string text = std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." +
+                         std::to_string(code % 100);
+      const link_map* map = nullptr;
+      if (dlinfo(lib, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr && *map->l_name)
+        text += std::string(" (") + map->l_name + ")";
+      version = text;
+    }
+  }
+  dlclose(lib);
+  return version;
+}
+
 json capture_environment(const EnvironmentInputs& inputs) {
   json env = {{"host", nullptr},
               {"os", nullptr},
@@ -212,6 +237,8 @@ json capture_environment(const EnvironmentInputs& inputs) {
   probe("cpu", cpu_facts);
   probe("memory_total_bytes", memory_total);
   probe("gpus", gpu_facts);
+  if (!env["libraries"].contains("nccl"))
+    if (json nccl = loaded_nccl(); !nccl.is_null()) env["libraries"]["nccl"] = std::move(nccl);
   return env;
 }
 

@@ -22,6 +22,13 @@ struct opcert_event {
 namespace opcert::cuda {
 namespace {
 
+// A poll of the stream or of an event: done, not yet, or (thrown) the device's error.
+InFlightWatch::Progress progress_of(cudaError_t status) {
+  if (status == cudaErrorNotReady) return InFlightWatch::Progress::kNotReady;
+  OPCERT_CUDA_CHECK(status);
+  return InFlightWatch::Progress::kDone;
+}
+
 int usable_device() {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
@@ -96,12 +103,12 @@ class CudaBackend : private ContextOwner, public sdk::Backend, public sdk::Event
                              : kind == OPCERT_COPY_DEVICE_TO_HOST ? cudaMemcpyDeviceToHost
                                                                   : cudaMemcpyDeviceToDevice;
     OPCERT_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, k, ctx_->stream));
-    OPCERT_CUDA_CHECK(cudaStreamSynchronize(ctx_->stream));  // the ABI: complete on return
+    wait_for_stream();  // the ABI: complete on return
   }
 
   void synchronize(opcert_device d) override {
     serves(d);
-    OPCERT_CUDA_CHECK(cudaStreamSynchronize(ctx_->stream));
+    wait_for_stream();
   }
 
   opcert_event* event_create(opcert_device d) override {
@@ -116,13 +123,22 @@ class CudaBackend : private ContextOwner, public sdk::Backend, public sdk::Event
   }
   void event_record(opcert_event* e) override { OPCERT_CUDA_CHECK(cudaEventRecord(e->event, ctx_->stream)); }
   double event_elapsed_ms(opcert_event* start, opcert_event* stop) override {
-    OPCERT_CUDA_CHECK(cudaEventSynchronize(stop->event));
+    cudaEvent_t event = stop->event;
+    ctx_->collectives_in_flight.wait([event] { return progress_of(cudaEventQuery(event)); },
+                                     [event] { OPCERT_CUDA_CHECK(cudaEventSynchronize(event)); }, false);
     float ms = 0;
     OPCERT_CUDA_CHECK(cudaEventElapsedTime(&ms, start->event, stop->event));
     return ms;
   }
 
  private:
+  // Waits until the stream drained, bounded by the collectives in flight on it.
+  void wait_for_stream() {
+    cudaStream_t stream = ctx_->stream;
+    ctx_->collectives_in_flight.wait([stream] { return progress_of(cudaStreamQuery(stream)); },
+                                     [stream] { OPCERT_CUDA_CHECK(cudaStreamSynchronize(stream)); }, true);
+  }
+
   // One device per process: a call for another GPU than the context's is the caller's mistake.
   void serves(opcert_device d) const {
     if (d.type == OPCERT_DEVICE_CUDA && d.index == ctx_->device) return;

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "caching_allocator.h"
+#include "collectives/in_flight_watch.h"
 #include "tile_counters.h"
 
 namespace opcert::cuda {
@@ -38,6 +39,9 @@ struct CudaContext {
   LtMatmul& matmul();
   /// The tile counters of persistent kernels on the stream, made and zeroed on first use.
   TileCounters& tile_counters();
+  /// The collectives queued on the stream and not yet waited for: every wait on the stream goes
+  /// through it, bounded by their deadlines.
+  InFlightWatch collectives_in_flight;
 
  private:
   std::unique_ptr<LtMatmul> matmul_;

@@ -1,5 +1,7 @@
 // The NCCL communicator. Every NCCL call on it is made under one mutex (abort() may come from
-// another thread); waits poll with the mutex released, so such an abort is not held up.
+// another thread); waits poll with the mutex released, so such an abort is not held up. A
+// collective returns once queued; the backend's next wait on the stream is bounded by its deadline
+// (collectives/in_flight_watch.h).
 #include <nccl.h>
 
 #include <chrono>
@@ -11,6 +13,7 @@
 
 #include "collectives/avg_divide.h"
 #include "collectives/collective_plan.h"
+#include "collectives/in_flight_watch.h"
 #include "collectives/nccl_comm.h"
 #include "cuda_check.h"
 #include "cuda_context.h"
@@ -55,18 +58,13 @@ ncclRedOp_t nccl_op(Reduction r) {
   }
 }
 
-void pause_between_polls(int spins) {
-  // A collective of a few KiB completes in microseconds; later polls leave the core to the peers.
-  if (spins < 100) std::this_thread::yield();
-  else std::this_thread::sleep_for(std::chrono::microseconds(200));
-}
-
-class NcclCommImpl final : public NcclComm {
+class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
  public:
   NcclCommImpl(CudaContext& ctx, int rank, int nranks, double timeout_seconds)
       : ctx_(ctx), rank_(rank), nranks_(nranks), timeout_seconds_(timeout_seconds) {}
 
   ~NcclCommImpl() override {
+    ctx_.collectives_in_flight.forget(*this);
     std::lock_guard lock(mutex_);
     if (comm_ == nullptr) return;
     // Finalize flushes what NCCL still holds; bounded like everything else, then abort.
@@ -113,12 +111,32 @@ class NcclCommImpl final : public NcclComm {
       OPCERT_CUDA_CHECK(cudaMemcpyAsync(staged, a.x, a.x_bytes, cudaMemcpyDeviceToDevice, ctx_.stream));
       send = staged;
     }
-    const std::string what = std::string(sdk::collective_name(a.op)) + " of " + std::to_string(a.count) +
-                             " element(s) per rank";
+    last_op_ = a.op;
+    last_count_ = a.count;
     const char* call = enqueue(plan, a, send);
-    settle_or_throw(call, until, late_message(what));
+    last_call_ = call;
+    settle_or_throw(call, until, late_message());
     if (plan.divide_after()) divide_by_ranks(a.y, a.count, a.dtype, nranks_, ctx_.stream);
-    wait_for_stream(call, until, what);
+    // No wait here: the stream's next wait (synchronize, a copy, an event) is bounded instead.
+    ctx_.collectives_in_flight.arm(*this, until);
+  }
+
+  void poll() override {
+    std::lock_guard lock(mutex_);
+    if (aborted_) throw sdk::Error(OPCERT_ERROR_ABORTED, std::string(last_call_) + ": the NCCL communicator was aborted");
+    ncclResult_t state = ncclSuccess;
+    const ncclResult_t r = ncclCommGetAsyncError(comm_, &state);
+    const ncclResult_t now = r != ncclSuccess ? r : state;
+    if (now == ncclSuccess || now == ncclInProgress) return;
+    const std::string why = nccl_failure(last_call_, now);
+    abort_locked();
+    throw sdk::Error(OPCERT_ERROR_DEVICE, why);
+  }
+
+  std::string late_message() const override {
+    return std::string(sdk::collective_name(last_op_)) + " of " + std::to_string(last_count_) +
+           " element(s) per rank did not complete within " + seconds_text(timeout_seconds_) +
+           ": a rank did not take part (it died, hangs or is far behind); the NCCL communicator was aborted";
   }
 
   void abort() override {
@@ -129,11 +147,6 @@ class NcclCommImpl final : public NcclComm {
  private:
   Clock::time_point deadline() const {
     return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds_));
-  }
-
-  std::string late_message(const std::string& what) const {
-    return what + " did not complete within " + seconds_text(timeout_seconds_) +
-           ": a rank did not take part (it died, hangs or is far behind); the NCCL communicator was aborted";
   }
 
   void abort_locked() {
@@ -232,25 +245,6 @@ class NcclCommImpl final : public NcclComm {
     }
   }
 
-  // Waits for the stream (the collective and what follows it) with the same deadline, watching
-  // NCCL's asynchronous error: a peer that never joins shows as a stream that never drains.
-  void wait_for_stream(const char* call, Clock::time_point until, const std::string& what) {
-    for (int spins = 0;; ++spins) {
-      const cudaError_t status = cudaStreamQuery(ctx_.stream);
-      if (status == cudaSuccess) return;
-      if (status != cudaErrorNotReady) {
-        abort();  // the device is in trouble: do not leave peers waiting on this rank
-        OPCERT_CUDA_CHECK(status);
-      }
-      settle_or_throw(call, until, late_message(what));
-      if (Clock::now() >= until) {
-        abort();
-        throw sdk::Error(OPCERT_ERROR_TIMEOUT, late_message(what));
-      }
-      pause_between_polls(spins);
-    }
-  }
-
   CudaContext& ctx_;
   int rank_;
   int nranks_;
@@ -258,6 +252,10 @@ class NcclCommImpl final : public NcclComm {
   std::mutex mutex_;
   ncclComm_t comm_ = nullptr;
   bool aborted_ = false;
+  // The last collective queued, for the messages of a later wait.
+  Collective last_op_ = Collective::kAllReduce;
+  int64_t last_count_ = 0;
+  const char* last_call_ = "NCCL";
 };
 
 // The loaded library's version (it may differ from the header's), asked once.

@@ -1,7 +1,8 @@
 // The CUDA backend's communicator: one NCCL communicator over this rank's device, created
 // non-blocking from rank 0's unique id, every wait bounded by the communicator's timeout (the
 // asynchronous error is polled and, at the deadline or on an error, the communicator aborted), so
-// that a peer that died or hangs ends a call with TIMEOUT or a device error instead of a hang.
+// that a peer that died or hangs ends a call, or the wait on the stream after it, with TIMEOUT or
+// a device error instead of a hang.
 // The ABI's opcert_comm* of the CUDA backend is an NcclComm*. Built without NCCL (no_nccl_comm.cpp)
 // every entry says why it cannot run.
 #pragma once
@@ -21,9 +22,11 @@ class NcclComm {
   virtual ~NcclComm() = default;
   virtual int rank() const = 0;
   virtual int nranks() const = 0;
-  /// Runs one collective on the context's stream and waits for it. Throws sdk::Error: TIMEOUT
-  /// when it does not complete within the timeout (the communicator is then aborted), DEVICE
-  /// naming the NCCL call and NCCL's error, ABORTED after abort().
+  /// Queues one collective on the context's stream and returns, without waiting for it (so that
+  /// collectives run back to back); the context's next wait on the stream is bounded by this
+  /// call's deadline (CudaContext::collectives_in_flight). Throws sdk::Error: TIMEOUT when NCCL
+  /// does not take it within the timeout (the communicator is then aborted), DEVICE naming the
+  /// NCCL call and NCCL's error, ABORTED after abort().
   virtual void run(const sdk::CollectiveArgs& args) = 0;
   /// ncclCommAbort: abandons what is in flight; later calls fail with ABORTED. Safe to call from
   /// another thread while run() waits (it then ends with ABORTED).

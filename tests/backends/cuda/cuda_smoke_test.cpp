@@ -15,10 +15,16 @@ namespace {
 
 using CudaSmoke = CudaBackendTest;
 
-TEST_F(CudaSmoke, TheDeviceIsACudaDeviceWithEvents) {
-  ASSERT_EQ(backend_->devices().size(), 1u);
-  EXPECT_EQ(backend_->devices()[0].device.type, OPCERT_DEVICE_CUDA);
-  EXPECT_FALSE(backend_->devices()[0].name.empty());
+// Any number of GPUs: the backend lists each one it serves (every GPU, or the one OPCERT_CUDA_DEVICE
+// confines it to) in ascending index order, named.
+TEST_F(CudaSmoke, EveryDeviceIsANamedCudaDeviceWithEvents) {
+  const auto& devices = backend_->devices();
+  ASSERT_GE(devices.size(), 1u);
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    EXPECT_EQ(devices[i].device.type, OPCERT_DEVICE_CUDA) << "device " << i;
+    if (i > 0) EXPECT_GT(devices[i].device.index, devices[i - 1].device.index) << "devices listed out of order";
+    EXPECT_FALSE(devices[i].name.empty()) << "device " << i;
+  }
   EXPECT_TRUE(backend_->has_events());
 }
 
