@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The 2-GPU (any-GPU) collective table of docs/PERFORMANCE.md within one device call: builds opcert
+# with MPI, NCCL and the torch backend's NCCL process group, runs NCCL alone timed nccl-tests' way
+# (ci/gpu/probes/nccl_busbw_probe.cu, the yardstick), then opcert bench of bench/collectives, the
+# CUDA backend against torch.distributed's NCCL (the peer) in the same run, in two sweeps: the
+# latency end (--min-bytes 8 up to 512K, x4) and the bandwidth end (1M up to 1G, x4); then, time
+# permitting, ctest -L gpu. Each report.json and log comes back under $OUT; ci/gpu/collective_table.py
+# prints the table from them.
+# Usage: ci/gpu/collective_table.sh [DEADLINE_S]   (default 480)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+deadline=${1:-480}
+export NCCL_NVLS_ENABLE=0
+mkdir -p "${OUT:=out}"
+work=/tmp/opcert-collective-table
+rm -rf "$work" && mkdir -p "$work"
+start=$(date +%s)
+summary="$OUT/steps.txt"
+: > "$summary"
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+np=${OPCERT_GPU_RANKS:-${gpus:-0}}
+echo "GPUs: ${gpus:-0}; ranks: $np; NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE" >> "$summary"
+[ "$np" -ge 1 ] || { cat "$summary"; exit 2; }
+export OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+launch=(mpirun -np "$np" --allow-run-as-root --bind-to none -x NCCL_NVLS_ENABLE)
+opcert=build/gpu/harness/cli/opcert
+step() {
+  local name=$1
+  shift
+  local elapsed=$(( $(date +%s) - start ))
+  if [ "$elapsed" -ge "$deadline" ]; then echo "$name: not started, ${elapsed}s elapsed" >> "$summary"; return 1; fi
+  local t0=$(date +%s)
+  timeout "$(( deadline + 60 - elapsed ))" "$@" > "$OUT/$name.txt" 2>&1
+  local rc=$?
+  echo "$name: rc=$rc in $(( $(date +%s) - t0 ))s" >> "$summary"
+  return $rc
+}
+step build env OPCERT_GPU_TESTS=1 OPCERT_GPU_MPI=1 OPCERT_GPU_NCCL=1 OPCERT_GPU_TORCH_NCCL=1 ci/gpu/build.sh \
+  || { cat "$summary" "$OUT/build.txt"; exit 2; }
+nccl_root=$(python3 -c 'import nvidia, os; print(os.path.join(os.path.dirname(nvidia.__path__[0]), "nvidia", "nccl"))')
+step probe bash -c "nvcc -O2 -std=c++17 -I'$nccl_root/include' -L'$nccl_root/lib' -Xlinker -rpath='$nccl_root/lib' \
+  -lnccl -o '$work/probe' ci/gpu/probes/nccl_busbw_probe.cu && '$work/probe' 8 1073741824 20 5"
+sweep() {  # NAME MIN MAX
+  step "bench-$1" "${launch[@]}" "$opcert" bench --backend cuda --suite bench/collectives --min-bytes "$2" \
+    --max-bytes "$3" --step-factor 4 --out "$work/$1"
+  for f in report.json measurements.jsonl; do
+    [ -f "$work/$1/$f" ] && { cp "$work/$1/$f" "$OUT/$1-$f"; break; }
+  done
+}
+sweep latency 8 512K
+sweep bandwidth 1M 1G
+step ctest-gpu ctest --test-dir build/gpu -L gpu -E 'mpi\.cuda_collectives\.(pass|hang)' --output-on-failure
+cat "$summary"
+! grep -qE 'rc=[1-9]|not started' "$summary"
