@@ -7,6 +7,9 @@
 # permitting, ctest -L gpu. Each report.json and log comes back under $OUT; ci/gpu/collective_table.py
 # prints the table from them.
 # Usage: ci/gpu/collective_table.sh [DEADLINE_S]   (default 480)
+#   OPCERT_TABLE_SWEEPS (default "latency:8:512K bandwidth:1M:1G") names each sweep NAME:MIN:MAX (x4
+#   steps); OPCERT_TABLE_FILTER narrows the cases (a --filter regex). The torch backend's collectives
+#   suite on 2+ ranks runs last (its NCCL keys still pass).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 deadline=${1:-480}
@@ -42,13 +45,18 @@ step probe bash -c "nvcc -O2 -std=c++17 -I'$nccl_root/include' -L'$nccl_root/lib
   -lnccl -o '$work/probe' ci/gpu/probes/nccl_busbw_probe.cu && '$work/probe' 8 1073741824 20 5"
 sweep() {  # NAME MIN MAX
   step "bench-$1" "${launch[@]}" "$opcert" bench --backend cuda --suite bench/collectives --min-bytes "$2" \
-    --max-bytes "$3" --step-factor 4 --out "$work/$1"
+    --max-bytes "$3" --step-factor 4 --filter "${OPCERT_TABLE_FILTER:-}" --out "$work/$1"
   for f in report.json measurements.jsonl; do
     [ -f "$work/$1/$f" ] && { cp "$work/$1/$f" "$OUT/$1-$f"; break; }
   done
 }
-sweep latency 8 512K
-sweep bandwidth 1M 1G
-step ctest-gpu ctest --test-dir build/gpu -L gpu -E 'mpi\.cuda_collectives\.(pass|hang)' --output-on-failure
+for spec in ${OPCERT_TABLE_SWEEPS:-latency:8:512K bandwidth:1M:1G}; do
+  IFS=: read -r name lo hi <<< "$spec"
+  sweep "$name" "$lo" "$hi"
+done
+step ctest-gpu ctest --test-dir build/gpu -L gpu --output-on-failure
+step run-torch-nccl "${launch[@]}" "$opcert" run --backend torch --impl 'torch.*.nccl' --suite collectives \
+  --out "$work/torch" --timeout 60
+[ -f "$work/torch/summary.md" ] && cat "$work/torch/summary.md" >> "$OUT/run-torch-nccl.txt"
 cat "$summary"
 ! grep -qE 'rc=[1-9]|not started' "$summary"
