@@ -7,9 +7,11 @@
 
 namespace opcert::cuda {
 
-void pause_between_polls(int spins) {
-  // A small collective completes in microseconds; later polls leave the core to the peers.
-  if (spins < 100) std::this_thread::yield();
+void PollPacer::pause() const {
+  // A small collective, or NCCL's launch of one, completes in tens of microseconds: a sleep then
+  // would be most of its time (a count of 100 yields, as before, ends long before and cost every
+  // collective a 200 us sleep). Later polls leave the core to the peers.
+  if (InFlightWatch::Clock::now() - started_ < kSpinFor) std::this_thread::yield();
   else std::this_thread::sleep_for(std::chrono::microseconds(200));
 }
 
@@ -59,7 +61,8 @@ void InFlightWatch::wait(const std::function<Progress()>& query, const std::func
     block();
     return;
   }
-  for (int spins = 0;; ++spins) {
+  const PollPacer pacer;
+  for (;;) {
     Progress progress = Progress::kNotReady;
     try {
       progress = query();
@@ -80,7 +83,7 @@ void InFlightWatch::wait(const std::function<Progress()>& query, const std::func
     const auto latest = std::max_element(entries.begin(), entries.end(),
                                          [](const Entry& a, const Entry& b) { return a.deadline < b.deadline; });
     if (Clock::now() >= latest->deadline) time_out(entries);
-    pause_between_polls(spins);
+    pacer.pause();
   }
   if (!drains_stream) return;
   std::lock_guard lock(mutex_);

@@ -65,7 +65,14 @@ class InFlightWatch {
   std::vector<Entry> in_flight_;
 };
 
-/// Between two polls of a wait: yields for the first 100, then sleeps 200 us a poll.
-void pause_between_polls(int spins);
+/// Between two polls of one wait: yields for its first 2 ms, then sleeps 200 us a poll.
+class PollPacer {
+ public:
+  static constexpr std::chrono::milliseconds kSpinFor{2};
+  void pause() const;
+
+ private:
+  InFlightWatch::Clock::time_point started_ = InFlightWatch::Clock::now();
+};
 
 }  // namespace opcert::cuda

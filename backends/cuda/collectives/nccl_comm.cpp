@@ -211,19 +211,21 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
   // Polls the communicator's state until it is no longer ncclInProgress or `until` passed;
   // the last state (ncclInProgress when the deadline passed). Called with the mutex held.
   ncclResult_t settled(Clock::time_point until) {
-    for (int spins = 0;; ++spins) {
+    const PollPacer pacer;
+    for (;;) {
       ncclResult_t state = ncclSuccess;
       const ncclResult_t r = ncclCommGetAsyncError(comm_, &state);
       if (r != ncclSuccess) return r;
       if (state != ncclInProgress || Clock::now() >= until) return state;
-      pause_between_polls(spins);
+      pacer.pause();
     }
   }
 
   // Waits, the mutex released between polls, until the communicator settled; on an error or at
   // the deadline aborts it and throws (DEVICE naming `call`, or TIMEOUT with `late`).
   void settle_or_throw(const char* call, Clock::time_point until, const std::string& late) {
-    for (int spins = 0;; ++spins) {
+    const PollPacer pacer;
+    for (;;) {
       {
         std::lock_guard lock(mutex_);
         if (aborted_) throw sdk::Error(OPCERT_ERROR_ABORTED, std::string(call) + ": the NCCL communicator was aborted");
@@ -241,7 +243,7 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
           throw sdk::Error(OPCERT_ERROR_TIMEOUT, late);
         }
       }
-      pause_between_polls(spins);
+      pacer.pause();
     }
   }
 
