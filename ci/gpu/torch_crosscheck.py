@@ -26,6 +26,8 @@ import sys
 import torch
 import torch.nn.functional as F
 
+from torch_user_routes import padded_decode
+
 HEADLINES = {
     "bench/gemm": r"^gemm\.square\.(bf16|fp16)\.8192$|^gemm_fp8\.square\.e4m3\.tensor\.bf16\.8192$|"
                   r"^gemm_int8\.square\.int32\.8192$|^llama3-8b\.prefill\.",
@@ -79,8 +81,19 @@ def gemm_fp8_call(case, x, outs):
     if scaling == "block":
         # What a DeepSeek-style user holds: activation scales outer-dim-major, as torch wants them.
         # (empty_strided: at M 1, .t().contiguous().t() keeps strides torch refuses.)
-        sa_outer = torch.empty_strided(sa.shape, (1, max(sa.shape[0], 1)), device=sa.device).copy_(sa)
         st = F.ScalingType
+        m = a.size(0)
+        if m < 16:  # torch 2.11 refuses M < 16: its user pads a and scale_a to 16 rows (docs/PEER.md)
+            a_pad = torch.zeros(16, a.size(1), device=a.device, dtype=a.dtype)
+            sa_pad = torch.empty_strided((16, sa.size(1)), (1, 16), device=sa.device).zero_()
+
+            def padded():
+                a_pad[:m].copy_(a)
+                sa_pad[:m].copy_(sa)
+                return F.scaled_mm(a_pad, b.t(), sa_pad, st.BlockWise1x128, sb.t(), st.BlockWise128x128,
+                                   bias=bias, output_dtype=out_dtype)[:m]
+            return padded
+        sa_outer = torch.empty_strided(sa.shape, (1, max(sa.shape[0], 1)), device=sa.device).copy_(sa)
         return lambda: F.scaled_mm(a, b.t(), sa_outer, st.BlockWise1x128, sb.t(), st.BlockWise128x128,
                                    bias=bias, output_dtype=out_dtype)
     if scaling == "channel":
@@ -103,13 +116,23 @@ def gemm_int8_call(case, x, outs):
 
 def attention_call(case, x, outs):
     if "cu_seqlens_q" in x:
-        return None  # varlen: torch has no one SDPA call for packed sequences (the peer loops, docs/PEER.md)
+        return varlen_decode_call(case, x)
     q, k, v = (x[n].transpose(1, 2) for n in ("q", "k", "v"))
     attrs = case["attributes"]
     # One query row under the contract's bottom-right mask sees every key: unmasked, as a decode step.
     causal, scale = bool(attrs.get("causal", 0)) and q.size(2) > 1, attrs.get("scale")
     gqa = q.size(1) != k.size(1)
     return lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale, enable_gqa=gqa)
+
+
+def varlen_decode_call(case, x):
+    """A decode batch (one query row per sequence, no lse) as the peer pads it; None otherwise (the peer
+    loops over the sequences there, docs/PEER.md)."""
+    lq, lk = x["cu_seqlens_q"].diff(), x["cu_seqlens_k"].diff()
+    if "lse" in (o["name"] for o in case["outputs"]) or bool((lq != 1).any()) or bool((lk == 0).any()):
+        return None
+    attrs = case["attributes"]
+    return padded_decode(x["q"], x["k"], x["v"], x["cu_seqlens_k"], attrs.get("window_left", -1), attrs.get("scale"))
 
 
 def norm_call(case, x, outs):

@@ -3,7 +3,9 @@
 // at::scaled_dot_product_attention (flash / memory-efficient kernels on CUDA). Otherwise torch's
 // math path: scores = q·kᵀ in the dtype, scaled and masked in fp32, softmax in fp32, p cast back
 // to the dtype for p·v, lse = logsumexp in fp32; GQA by repeat_interleave of the kv heads.
-// Varlen runs each sequence on its own slices of the packed tensors. fp8 e4m3fn (FlashAttention-3's
+// Varlen runs each sequence on its own slices of the packed tensors, but a decode batch (one query
+// row per sequence) on CUDA, which runs as one SDPA call on keys and values padded to the longest
+// sequence with a key mask (ops/decode_padding.h; docs/PEER.md says why). fp8 e4m3fn (FlashAttention-3's
 // fp8 forward; torch 2.11 has no fp8 SDPA for Hopper): q, k and v dequantized to bf16 as a user
 // writes it, x.to(torch.bfloat16) scaled in place by its KV head's descale, then the same paths in
 // bf16 (docs/PEER.md). Operands: the SDK's parse_attention.
@@ -17,6 +19,8 @@
 #include <vector>
 
 #include "fp8_codec.h"
+#include "kept_buffers.h"
+#include "ops/decode_padding.h"
 #include "ops/torch_ops.h"
 #include "tensor_bridge.h"
 #include "torch_version.h"
@@ -157,6 +161,45 @@ Inputs inputs_of(const sdk::AttentionOperands& a, const at::Tensor& q, const at:
           dequantized(v, rows(vd, b, n), a.hkv)};
 }
 
+// Whether a varlen call is a decode batch that runs padded (decided without the data, so that
+// library_call can say it): one query token per sequence, no lse (SDPA returns none), not fp8, on
+// CUDA with a LibTorch whose SDPA takes enable_gqa. run() still runs per sequence where the data
+// break it (a sequence without a key, or with other than one query row).
+bool pads_decode_batch(const sdk::AttentionOperands& a) {
+  return OPCERT_TORCH_AT_LEAST(2, 5) && a.varlen() && a.q->device().type == OPCERT_DEVICE_CUDA && !a.fp8() && !a.lse &&
+         a.batch > 0 && a.tq == a.batch;
+}
+
+// The decode batch as one SDPA call: k and v copied (index_copy_) into kept zero [B, Skv_max, Hkv,
+// D] buffers, which a user allocates once (their stale rows are masked), q [B, Hq, D] viewed as
+// [B, 1, Hq, D], the key mask of decode_padding; o [B, Hq, D] as torch returns it. nullopt where
+// a sequence has no key or other than one query row (per sequence instead).
+c10::optional<at::Tensor> padded_decode(const sdk::AttentionOperands& a, const at::Tensor& q, const at::Tensor& k,
+                                        const at::Tensor& v, const std::vector<int32_t>& off_q,
+                                        const std::vector<int32_t>& off_k, const Params& p) {
+#if OPCERT_TORCH_AT_LEAST(2, 5)
+  int64_t skv_max = 0;
+  for (std::size_t b = 0; b + 1 < off_q.size(); ++b) {
+    if (off_q[b + 1] - off_q[b] != 1 || off_k[b + 1] == off_k[b]) return c10::nullopt;
+    skv_max = std::max<int64_t>(skv_max, off_k[b + 1] - off_k[b]);
+  }
+  const int64_t batch = a.batch;
+  const DecodePadding pad = decode_padding(wrap(*a.cu_seqlens_k), skv_max, a.tk, p.window_left);
+  const at::Tensor kp = kept_buffer("attention.decode_padded_k", {batch, skv_max, a.hkv, a.d}, {}, k.options());
+  const at::Tensor vp = kept_buffer("attention.decode_padded_v", {batch, skv_max, a.hkv, a.d}, {}, v.options());
+  kp.view({batch * skv_max, a.hkv, a.d}).index_copy_(0, pad.rows, k);
+  vp.view({batch * skv_max, a.hkv, a.d}).index_copy_(0, pad.rows, v);
+  auto bhsd = [](const at::Tensor& t) { return t.permute({0, 2, 1, 3}); };
+  const at::Tensor o = at::scaled_dot_product_attention(bhsd(q.reshape({batch, 1, a.hq, a.d})), bhsd(kp), bhsd(vp),
+                                                        pad.mask, 0.0, /*is_causal=*/false, p.scale,
+                                                        /*enable_gqa=*/a.group() > 1);  // [B, Hq, 1, D]
+  return o.select(2, 0);
+#else
+  (void)a, (void)q, (void)k, (void)v, (void)off_q, (void)off_k, (void)p;
+  return c10::nullopt;
+#endif
+}
+
 // cu_seqlens on the host (they are int32 [B+1]).
 std::vector<int32_t> host_offsets(const at::Tensor& cu) {
   const at::Tensor host = cu.to(at::kCPU).contiguous();
@@ -183,6 +226,8 @@ void run(const sdk::AttentionOperands& a) {
   // cu_seqlens are data: checked here, before anything is written.
   if (const std::string why = sdk::cu_seqlens_problem(a, off_q, off_k); !why.empty())
     throw sdk::Error(OPCERT_ERROR_INVALID_ARGUMENT, why);
+  if (pads_decode_batch(a))
+    if (auto o_padded = padded_decode(a, q_in, k_in, v_in, off_q, off_k, p)) return write_output(*a.o, *o_padded);
   for (std::size_t b = 0; b + 1 < off_q.size(); ++b) {
     const int64_t q0 = off_q[b], sq = off_q[b + 1] - q0, k0 = off_k[b], skv = off_k[b + 1] - k0;
     auto seq = [](const at::Tensor& t, int64_t start, int64_t len) { return t.narrow(0, start, len).unsqueeze(0); };
@@ -199,7 +244,16 @@ std::string sdpa_or_math_call(const sdk::AttentionOperands& a) {
     return std::string("torch.nn.functional.scaled_dot_product_attention(q, k, v") +
            (a.causal && a.sq > 1 ? ", is_causal=True" : "") +
            ", scale=scale" + (a.group() > 1 ? ", enable_gqa=True" : "") + ") on [B, H, S, D] views";
-  const std::string why = a.varlen()     ? "varlen: torch has no packed-sequence SDPA; one call per sequence"
+  if (pads_decode_batch(a))
+    return std::string("decode batch padded to the longest sequence: k and v copied (index_copy_) into kept zero [B, "
+                       "Skv_max, Hkv, D] buffers, a key mask from cu_seqlens_k") +
+           (a.window_left >= 0 ? " and the window" : "") +
+           ", one torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale" +
+           (a.group() > 1 ? ", enable_gqa=True" : "") +
+           ") on [B, H, S, D] views (per sequence where a sequence has no key or other than one query row)";
+  const std::string why = a.varlen()     ? "varlen: one call per sequence, which ran faster on the H200 than one SDPA on "
+                                           "jagged nested tensors (torch 2.11's take no GQA) or on sequences padded to the "
+                                           "longest, outside a decode batch"
                     : a.lse             ? "SDPA returns no lse"
                     : a.window_left >= 0 ? "SDPA has no sliding window"
                                          : "SDPA's causal mask is top-left, the case's bottom-right";
