@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "certify/bundle_checksums.h"
+#include "certify/bundle_consistency.h"
 #include "certify/bundle_signature.h"
 #include "certify/certification_bundle.h"
 #include "loader/file_digest.h"
@@ -37,6 +38,7 @@ VerifyOutcome verify_bundle(const fs::path& bundle, const VerifyOptions& options
   } catch (const std::exception& e) {
     out.problems.push_back(fmt::format("{}: not readable JSON ({})", kManifestFile, e.what()));
   }
+  for (auto& p : consistency_problems(bundle, out.manifest)) out.problems.push_back(std::move(p));
   const json signing = out.manifest.is_object() ? out.manifest.value("signing", json(nullptr)) : json(nullptr);
   const bool signed_bundle = fs::exists(bundle / kSignatureFile);
   if (signing.is_object() && !signed_bundle)
@@ -60,8 +62,10 @@ VerifyOutcome verify_bundle(const fs::path& bundle, const VerifyOptions& options
   } else if (signed_bundle) {
     out.notes.push_back(fmt::format("signed by {}: give --pubkey FILE to check the signature",
                                     signing.is_object() ? signing.value("public_key_fingerprint", "?") : "?"));
+    out.integrity_only = "signature not checked: no --pubkey";
   } else {
-    out.notes.push_back("not signed: only the checksums were checked");
+    out.notes.push_back("not signed: the checksums and the files' agreement were checked, not who wrote them");
+    out.integrity_only = "unsigned";
   }
   if (!options.plugin.empty()) {
     const json backend = out.manifest.is_object() ? out.manifest.value("backend", json::object()) : json::object();

@@ -1,6 +1,7 @@
 // `opcert verify`'s checks of a certification bundle that need nothing but the bundle: every
-// checksum, the signature against the vendor's public key, and that a given plugin library is the
-// one certified. (Re-running cases is the CLI's: it starts opcert itself.)
+// checksum, that the files agree with each other (bundle_consistency.h), the signature against the
+// vendor's public key, and that a given plugin library is the one certified. (Re-running cases is
+// the CLI's: it starts opcert itself.)
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,9 @@ struct VerifyOptions {
 struct VerifyOutcome {
   std::vector<std::string> problems;  ///< each names the file or the claim that fails; empty: valid
   std::vector<std::string> notes;     ///< what was not checked, and why
+  /// Why no signature was checked ("unsigned", "signature not checked: no --pubkey"): the verdict
+  /// then says "integrity only", since whoever edits such a bundle can re-hash it. "" when checked.
+  std::string integrity_only;
   nlohmann::json manifest;            ///< as read (null when it could not be)
 };
 

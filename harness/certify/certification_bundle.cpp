@@ -10,6 +10,7 @@
 
 #include "certify/bundle_checksums.h"
 #include "certify/bundle_signature.h"
+#include "certify/certificate_rule.h"
 #include "reports/json_report_writer.h"
 #include "reports/report_reader.h"
 #include "reports/report_writer.h"
@@ -67,7 +68,7 @@ json devices_of(const std::vector<CaseResult>& results, const BundleInputs& in, 
 }  // namespace
 
 Certificate write_bundle(const fs::path& bundle, const BundleInputs& in) {
-  Certificate cert;
+  std::vector<SuiteTally> tallies;
   json suites = json::array();
   json environment;
   json backend = {{"name", in.backend}};
@@ -84,20 +85,13 @@ Certificate write_bundle(const fs::path& bundle, const BundleInputs& in) {
       opcert_version = report.opcert_version;
       if (report.environment.is_object()) git_commit = report.environment.value("git_commit", "");
     }
-    std::map<std::string, int> counts;
-    int failing = 0, results = 0;
+    const SuiteTally tally = tally_suite(s.planned, s.exit_code, report.results, in.backend, in.plan.fail_statuses);
+    tallies.push_back(tally);
     for (const auto& r : report.results) {
       if (r.backend != in.backend) continue;
       certified_results.push_back(r);
-      ++results;
-      ++counts[std::string(status_name(r.status))];
       ++by_op[r.op][std::string(status_name(r.status))];
-      if (in.plan.fail_statuses.contains(r.status)) ++failing;
     }
-    cert.results += results;
-    cert.failing_results += failing;
-    if (s.exit_code != 0 && failing == 0 && cert.reason.empty())
-      cert.reason = fmt::format("suite {} (seed {}) ended with exit code {}", s.planned.suite, s.planned.seed, s.exit_code);
     suites.push_back({{"suite", s.planned.suite},
                       {"seed", s.planned.seed},
                       {"path", s.suite_path},
@@ -105,19 +99,12 @@ Certificate write_bundle(const fs::path& bundle, const BundleInputs& in) {
                       {"report", s.report_dir + "/report.json"},
                       {"exit_code", s.exit_code},
                       {"complete", report.complete},
-                      {"results", results},
-                      {"counts", counts},
-                      {"failing", failing}});
-    std::string count_text;
-    for (const auto& [status, n] : counts) count_text += (count_text.empty() ? "" : ", ") + fmt::format("{} {}", n, status);
-    rows += fmt::format("| {} | {} | {} | {} | {} |\n", s.planned.suite, s.planned.seed, results, count_text,
-                        failing == 0 ? "pass" : fmt::format("**{} failing**", failing));
+                      {"results", tally.results},
+                      {"counts", tally.counts},
+                      {"failing", tally.failing}});
+    rows += summary_row(tally) + "\n";
   }
-  if (cert.failing_results > 0)
-    cert.reason = fmt::format("{} of {} results of {} have a status the plan fails", cert.failing_results, cert.results,
-                              in.backend);
-  if (cert.results == 0 && cert.reason.empty()) cert.reason = fmt::format("no result of backend {}", in.backend);
-  cert.certified = cert.reason.empty();
+  const Certificate cert = judge_certificate(tallies, in.backend);
 
   // Every op of the plan: what the backend's results were, or that it has no implementation of it.
   json coverage = json::object();
@@ -142,7 +129,7 @@ Certificate write_bundle(const fs::path& bundle, const BundleInputs& in) {
   const json manifest = {
       {"manifest_format", "1.0"},
       {"kind", "opcert-certificate"},
-      {"verdict", cert.certified ? "certified" : "not certified"},
+      {"verdict", verdict_text(cert)},
       {"reason", cert.reason},
       {"backend", backend},
       {"plan", {{"name", in.plan.name}, {"file", "plan.json"}, {"sha256", in.plan.sha256}, {"fail_statuses", fail_statuses}}},
@@ -158,8 +145,7 @@ Certificate write_bundle(const fs::path& bundle, const BundleInputs& in) {
       {"failing_results", cert.failing_results},
       {"signing", signing}};
   write_file_atomically(bundle / kManifestFile, manifest.dump(2) + "\n");
-  summary += fmt::format("**{}**{}\n\n", cert.certified ? "Certified" : "Not certified",
-                         cert.reason.empty() ? "" : ": " + cert.reason);
+  summary += summary_verdict_line(cert) + "\n\n";
   summary += fmt::format("Backend `{}` {}, opcert {} ({}), ABI {}. Started {}, finished {}.\n\n", in.backend,
                          backend.value("version", std::string()), opcert_version, git_commit, in.abi_version,
                          in.started_at, in.finished_at);

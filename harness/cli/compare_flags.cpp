@@ -75,7 +75,9 @@ CompareOptions resolve_compare_options(const CompareGateFlags& flags, const Plat
     if (g.min_peer_ratio) o.min_peer_ratio = g.min_peer_ratio;
     if (g.max_alignment_growth) o.max_alignment_growth = *g.max_alignment_growth;
   }
-  if (!flags.fail_on.empty()) o.fail_on = parse_gates(flags.fail_on);
+  if (!flags.fail_on.empty()) o.asked = o.fail_on = parse_gates(flags.fail_on);
+  if (!flags.max_slowdown.empty() || !flags.alpha.empty()) o.asked.insert("perf");
+  if (!flags.min_peer_ratio.empty()) o.asked.insert("peer_ratio");
   if (!flags.max_slowdown.empty()) o.max_slowdown = number_of(flags.max_slowdown, "--max-slowdown", true) / 100.0;
   if (!flags.min_peer_ratio.empty()) o.min_peer_ratio = number_of(flags.min_peer_ratio, "--min-peer-ratio", false);
   if (!flags.max_alignment_growth.empty()) {

@@ -1,7 +1,7 @@
-// `opcert verify` (docs/CERTIFY.md): checks a certification bundle: every checksum, the signature
-// against the vendor's public key, that a plugin library is the certified one, and with --rerun
-// that cases chosen at random reproduce their recorded verdicts on this machine. Exit 0 valid,
-// 1 invalid (each problem named), 2 unusable input.
+// `opcert verify` (docs/CERTIFY.md): checks a certification bundle: every checksum, that its files
+// agree with each other, the signature against the vendor's public key, that a plugin library is
+// the certified one, and with --rerun that cases chosen at random from results.jsonl reproduce their
+// recorded verdicts on this machine. Exit 0 valid, 1 invalid (each problem named), 2 unusable input.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +11,7 @@
 #include <set>
 #include <variant>
 
+#include "certify/bundle_consistency.h"
 #include "certify/bundle_verifier.h"
 #include "check/suite.h"
 #include "cli/cli_context.h"
@@ -96,7 +97,9 @@ void rerun(const VerifyOutcome& outcome, const fs::path& bundle, const VerifyFla
                                      suite, s.value("sha256", "")));
       continue;
     }
-    for (const auto& r : read_run_report(bundle / s.value("report", "")).results)
+    // results.jsonl is the record of the run (each case written as it finished); the bundle's other
+    // files were checked against it.
+    for (const auto& r : recorded_results(bundle, s))
       if (r.backend == name && r.status != Status::kSkipped) candidates.push_back({suite, seed, r.case_id, r.impl_key, r.status});
   }
   if (candidates.empty()) return;
@@ -150,7 +153,8 @@ void rerun(const VerifyOutcome& outcome, const fs::path& bundle, const VerifyFla
 void add_verify_verb(CLI::App& app, int& exit_code) {
   auto* verb = app.add_subcommand(
       "verify",
-      "Check a certification bundle: every file against SHA256SUMS, the Ed25519 signature against --pubkey, that "
+      "Check a certification bundle: every file against SHA256SUMS, that its files agree on every result and the "
+      "verdict, the Ed25519 signature against --pubkey, that "
       "--plugin is the certified library, and with --rerun N that N cases chosen at random reproduce their verdicts "
       "here. Exit 0 valid, 1 invalid (each problem named), 2 unusable.");
   auto flags = std::make_shared<VerifyFlags>();
@@ -189,7 +193,12 @@ void add_verify_verb(CLI::App& app, int& exit_code) {
                  m.value("opcert", json::object()).value("version", "?"));
     for (const auto& n : notes) fmt::print("note: {}\n", n);
     for (const auto& p : problems) fmt::print("INVALID: {}\n", p);
-    fmt::print("{}: {}\n", bundle.string(), problems.empty() ? "valid" : fmt::format("invalid ({} problem(s))", problems.size()));
+    const std::string unsigned_note =
+        outcome.integrity_only.empty() ? "" : fmt::format("integrity only: {}", outcome.integrity_only);
+    fmt::print("{}: {}\n", bundle.string(),
+               problems.empty() ? (unsigned_note.empty() ? "valid" : fmt::format("valid ({})", unsigned_note))
+                                : fmt::format("invalid ({} problem(s){})", problems.size(),
+                                              unsigned_note.empty() ? "" : "; " + unsigned_note));
     exit_code = problems.empty() ? kExitOk : kExitCheckFailed;
   });
 }

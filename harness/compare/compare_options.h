@@ -17,6 +17,10 @@ struct CompareOptions {
   double max_alignment_growth = 2.0;    ///< --max-alignment-growth: alignment ratio or RMSE growth allowed
   std::optional<double> min_peer_ratio; ///< --min-peer-ratio: every row of the new run at least this fast against the peer
   bool across_devices = false;          ///< --across-devices: match results of runs on different devices
+  /// The gates the command line asked for by name (--fail-on) or by a threshold of their own
+  /// (--max-slowdown and --alpha: perf; --min-peer-ratio: peer_ratio). Such a gate with nothing to
+  /// judge (no timings on a side) is an unusable input; one merely on by default is left off, said.
+  std::set<std::string> asked;
 };
 
 /// The gate names, for messages.

@@ -8,6 +8,7 @@
 
 #include "compare/rank_test.h"
 #include "model/input_error.h"
+#include "reports/json_report_writer.h"
 
 namespace opcert {
 namespace {
@@ -168,6 +169,53 @@ void compare_timings(Comparison& c, const RunReport& base, const RunReport& now,
                                   options.alpha));
 }
 
+// Runs that share no result and no benchmark row (two suites, a run against a bench of other cases)
+// would read as every case gone and every case new: that says nothing of a change, so it is an
+// input error, not a regression.
+void require_common_cases(const RunReport& base, const RunReport& now, const std::string& base_label,
+                          const std::string& new_label) {
+  if ((base.results.empty() && base.benchmarks.empty()) || (now.results.empty() && now.benchmarks.empty())) return;
+  std::set<std::string> keys, names;
+  for (const auto& r : base.results) keys.insert(result_key(r));
+  for (const auto& b : base.benchmarks) names.insert(b.name);
+  for (const auto& r : now.results)
+    if (keys.contains(result_key(r))) return;
+  for (const auto& b : now.benchmarks)
+    if (names.contains(b.name)) return;
+  throw InputError(fmt::format("'{}' (suite {}) and '{}' (suite {}) have no case in common (results match by case id, "
+                               "implementation key and device): compare two runs of one suite",
+                               base_label, base.suite, new_label, now.suite));
+}
+
+// The timing gates where a side has no timings: asked for on the command line, they cannot judge
+// (an input error); on by default, they are left off and the report says so, so that "no gate
+// failed" never stands for timings nobody compared.
+CompareOptions timing_gates(Comparison& c, const RunReport& base, const RunReport& now, CompareOptions options) {
+  const auto rows = [](const RunReport& r, const std::string& label) {
+    return fmt::format("'{}' ({}) has {} benchmark row(s)", label, r.kind == kBenchReportKind ? "a bench" : "a run",
+                       r.benchmarks.size());
+  };
+  const std::string sides = rows(base, c.base_label) + " and " + rows(now, c.new_label);
+  if (base.benchmarks.empty() != now.benchmarks.empty() && options.fail_on.contains("perf")) {
+    if (options.asked.contains("perf"))
+      throw InputError(fmt::format("{}: the perf gate (--max-slowdown, --alpha, --fail-on perf) has no timings to "
+                                   "compare; compare two bench runs, or leave the perf gate out",
+                                   sides));
+    options.fail_on.erase("perf");
+    c.notes.push_back(fmt::format("{}: no timing was compared, and the perf gate was left off", sides));
+  }
+  if (now.benchmarks.empty() && options.min_peer_ratio) {
+    if (options.asked.contains("peer_ratio"))
+      throw InputError(fmt::format("{}: --min-peer-ratio has no timings of the new run to judge; give a bench run, "
+                                   "or leave the peer_ratio gate out",
+                                   rows(now, c.new_label)));
+    options.min_peer_ratio.reset();
+    options.fail_on.erase("peer_ratio");
+    c.notes.push_back(fmt::format("{}: the peer_ratio gate was left off", rows(now, c.new_label)));
+  }
+  return options;
+}
+
 // Scalar leaves of a JSON document by dotted path ("gpus[0].name").
 void flatten(const json& doc, const std::string& path, std::map<std::string, std::string>& out) {
   if (doc.is_object()) {
@@ -236,16 +284,18 @@ Comparison compare_runs(const RunReport& base, const RunReport& now, const std::
     throw InputError(fmt::format("'{}' ran on '{}', '{}' on '{}': results match by device too; add "
                                  "--across-devices to compare them anyway",
                                  base_label, base_device, new_label, new_device));
+  require_common_cases(base, now, base_label, new_label);
   Comparison c;
   c.mode = "runs";
   c.base_label = base_label;
   c.new_label = new_label;
+  const CompareOptions gates = timing_gates(c, base, now, options);
   compare_statuses(c, base, now, options);
   compare_timings(c, base, now, options);
   compare_environments(c, base, now);
   if (base_device != new_device)
     c.notes.push_back(fmt::format("different devices ('{}' and '{}'): --across-devices", base_device, new_device));
-  apply_gates(c, now, options);
+  apply_gates(c, now, gates);
   return c;
 }
 

@@ -11,8 +11,9 @@
 
 namespace opcert {
 
-/// Throws InputError when the runs cannot be matched: different seeds, or different devices
-/// without options.across_devices.
+/// Throws InputError when the runs cannot be matched: different seeds, different devices without
+/// options.across_devices, no result or benchmark row in common (two suites); or when a timing gate
+/// of options.asked has no timings to judge (a run without benchmarks on one side).
 Comparison compare_runs(const RunReport& base, const RunReport& now, const std::string& base_label,
                         const std::string& new_label, const CompareOptions& options);
 

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 
 #include "bench/report_files.h"
@@ -40,6 +41,36 @@ std::string write_plan(const std::string& dir, const std::string& name, const st
   return plan;
 }
 
+// SHA256SUMS written again over the bundle's files, as whoever edits an unsigned bundle can.
+void rehash(const std::string& bundle) {
+  ASSERT_EQ(std::system(("cd '" + bundle +
+                         "' && find . -type f ! -name SHA256SUMS ! -name SHA256SUMS.sig -printf '%P\\n' | LC_ALL=C sort | "
+                         "xargs -d '\\n' sha256sum > SHA256SUMS")
+                            .c_str()),
+            0);
+}
+
+std::vector<std::string> lines_of(const std::string& file) {
+  std::ifstream in(file);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+void write_lines(const std::string& file, const std::vector<std::string>& lines) {
+  std::ofstream out(file, std::ios::trunc);
+  for (const auto& l : lines) out << l << "\n";
+}
+
+// The index of the first line of results.jsonl recording a PASSED result of the CPU backend.
+std::size_t first_cpu_pass(const std::vector<std::string>& lines) {
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const json r = json::parse(lines[i]);
+    if (r.at("backend") == "cpu" && r.at("status") == "PASSED") return i;
+  }
+  return lines.size();
+}
+
 class Certify : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -55,6 +86,18 @@ class Certify : public ::testing::Test {
   }
   static void TearDownTestSuite() { delete dir_; }
   static std::string pub() { return dir_->path() + "/vendor.pub"; }
+  // A copy of the bundle made unsigned (no signature, the manifest's `signing` null), re-hashed.
+  static std::string unsigned_copy(const std::string& name) {
+    const std::string copy = dir_->path() + "/" + name;
+    fs::remove_all(copy);
+    fs::copy(bundle_, copy, fs::copy_options::recursive);
+    fs::remove(copy + "/SHA256SUMS.sig");
+    json m = read_json(copy + "/manifest.json");
+    m["signing"] = nullptr;
+    std::ofstream(copy + "/manifest.json", std::ios::trunc) << m.dump(2) << "\n";
+    rehash(copy);
+    return copy;
+  }
 
   static TempDir* dir_;
   static std::string bundle_;
@@ -144,6 +187,100 @@ TEST_F(Certify, AnotherKeyOrAnUnsignedBundleIsNotTheVendors) {
   const auto u = run_opcert("verify " + copy + " --pubkey " + pub());
   EXPECT_EQ(u.exit_code, 1) << u.out;
   EXPECT_NE(u.out.find("INVALID: SHA256SUMS.sig: missing"), std::string::npos) << u.out;
+}
+
+TEST_F(Certify, AnUnsignedBundleSaysSoAndMustAgreeWithItself) {
+  ASSERT_EQ(certify_.exit_code, 0);
+  const auto ok = run_opcert("verify " + unsigned_copy("unsigned-clean"));
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find(": valid (integrity only: unsigned)"), std::string::npos) << ok.out;
+  const auto no_key = run_opcert("verify " + bundle_);
+  EXPECT_EQ(no_key.exit_code, 0) << no_key.out << no_key.err;
+  EXPECT_NE(no_key.out.find(": valid (integrity only: signature not checked: no --pubkey)"), std::string::npos)
+      << no_key.out;
+
+  const std::string results = "/reports/smoke.seed1/results.jsonl", report = "/reports/smoke.seed1/report.json";
+  const auto original = lines_of(bundle_ + results);
+  const std::size_t at = first_cpu_pass(original);
+  ASSERT_LT(at, original.size());
+  const json flipped = json::parse(original[at]);
+  const std::string id = flipped.at("case").get<std::string>() + " (" + flipped.at("impl").get<std::string>() + ")";
+  // verify of an unsigned copy of the bundle edited by `edit`, SHA256SUMS written again after it:
+  // invalid, naming each line of `named`.
+  const auto expect_refused = [&](const std::string& name, const std::function<void(const std::string&)>& edit,
+                                  const std::vector<std::string>& named) {
+    const std::string copy = unsigned_copy(name);
+    edit(copy);
+    rehash(copy);
+    const auto v = run_opcert("verify " + copy);
+    EXPECT_EQ(v.exit_code, 1) << name << "\n" << v.out << v.err;
+    EXPECT_NE(v.out.find("invalid ("), std::string::npos) << name << "\n" << v.out;
+    for (const auto& line : named) EXPECT_NE(v.out.find(line), std::string::npos) << name << ": " << line << "\n" << v.out;
+    return copy;
+  };
+  const auto with_lines = [&](std::vector<std::string> lines) {
+    return [lines, results](const std::string& copy) { write_lines(copy + results, lines); };
+  };
+
+  // The attack: a result made FAILED in results.jsonl, SHA256SUMS re-hashed, no signature.
+  auto attacked = original;
+  attacked[at] = [&] {
+    json r = flipped;
+    r["status"] = "FAILED";
+    return r.dump();
+  }();
+  const std::string copy = expect_refused(
+      "attack", with_lines(attacked),
+      {"INVALID: reports/smoke.seed1/report.json: " + id + " is PASSED; results.jsonl records it FAILED",
+       "INVALID: manifest.json: verdict \"certified\"; results.jsonl gives \"not certified\"",
+       "INVALID: manifest.json: suite smoke (seed 1): failing 0; results.jsonl gives 1",
+       "INVALID: summary.md: says '**Certified**'", "integrity only: unsigned)"});
+  // Nothing is re-run on a bundle already invalid.
+  const auto rerun = run_opcert("verify " + copy + " --rerun 2 --rerun-seed 3");
+  EXPECT_EQ(rerun.exit_code, 1) << rerun.out;
+  EXPECT_NE(rerun.out.find("no case re-run"), std::string::npos) << rerun.out;
+
+  // The same flip in report.json alone, and then in its summary's counts too.
+  const auto flip_report = [&](bool summary_too) {
+    return [&, summary_too](const std::string& dir) {
+      json doc = read_json(dir + report);
+      for (auto& r : doc.at("results"))
+        if (r.at("case") == flipped.at("case") && r.at("impl") == flipped.at("impl")) r["status"] = "FAILED";
+      if (summary_too) {
+        json& counts = doc.at("summary").at("backends").at("cpu").at("counts");
+        counts["PASSED"] = counts.at("PASSED").get<int>() - 1;
+        counts["FAILED"] = counts.at("FAILED").get<int>() + 1;
+      }
+      std::ofstream(dir + report, std::ios::trunc) << doc.dump(2) << "\n";
+    };
+  };
+  const std::string report_flip =
+      "INVALID: reports/smoke.seed1/report.json: " + id + " is FAILED; results.jsonl records it PASSED";
+  expect_refused("report-flip", flip_report(false), {report_flip});
+  expect_refused("report-summary", flip_report(true),
+                 {report_flip, "INVALID: reports/smoke.seed1/report.json: summary of cpu: says PASSED "});
+  // A line of results.jsonl dropped, and one written twice.
+  auto dropped = original;
+  dropped.erase(dropped.begin() + static_cast<std::ptrdiff_t>(at));
+  expect_refused("dropped", with_lines(dropped),
+                 {"INVALID: reports/smoke.seed1/results.jsonl: has no " + id + "; report.json has it PASSED"});
+  auto twice = original;
+  twice.push_back(original[at]);
+  expect_refused("twice", with_lines(twice), {"INVALID: reports/smoke.seed1/results.jsonl: " + id + " is recorded 2 times"});
+  // One more PASSED in the smoke row of the bundle's summary.md.
+  expect_refused(
+      "summary-count",
+      [](const std::string& dir) {
+        auto lines = lines_of(dir + "/summary.md");
+        for (auto& l : lines)
+          if (l.starts_with("| smoke | 1 | ")) {
+            const auto passed = l.find(" PASSED");
+            const auto start = l.rfind(' ', passed - 1) + 1;
+            l = l.substr(0, start) + std::to_string(std::stoi(l.substr(start, passed - start)) + 1) + l.substr(passed);
+          }
+        write_lines(dir + "/summary.md", lines);
+      },
+      {"INVALID: summary.md: suite smoke (seed 1): says '| smoke | 1 | "});
 }
 
 TEST_F(Certify, RerunReproducesRecordedVerdicts) {

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -187,6 +188,52 @@ TEST_F(CompareEndToEnd, UnusableInputIsAOneLineUsageError) {
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out << r.err;
     EXPECT_NE(r.err.find("opcert: error:"), std::string::npos) << args << "\n" << r.err;
   }
+}
+
+// Exactly one line, on stderr, naming what is wrong.
+void expect_one_line_error(const CommandResult& r, const std::string& args, const std::vector<std::string>& named) {
+  EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out << r.err;
+  EXPECT_TRUE(r.err.starts_with("opcert: error:")) << args << "\n" << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << "\n" << r.err;
+  for (const auto& n : named) EXPECT_NE(r.err.find(n), std::string::npos) << n << "\n" << r.err;
+}
+
+std::string paced_run(const std::string& suite, const std::string& out) {
+  return std::string("run --plugin ") + TEST_PACED_PLUGIN + " --backend paced --no-peer --suite " + suite +
+         " --impl paced.softmax.steady --progress plain --out " + out;
+}
+
+TEST_F(CompareEndToEnd, RunsWithNoCaseInCommonAreAUsageError) {
+  const std::string other = dir_.write("other_suite.json", R"({"suite_format": "1.0", "cases": [
+      {"op": "softmax", "id": "rows40", "params": {"dtype": "fp32", "rows": 40, "n": 16}}]})");
+  const std::string a = dir_.path() + "/suite-a", b = dir_.path() + "/suite-b";
+  ASSERT_EQ(run_opcert(paced_run(PACED_SUITE, a)).exit_code, 0);
+  ASSERT_EQ(run_opcert(paced_run(other, b)).exit_code, 0);
+  for (const auto& [base, now] : {std::pair{a, b}, std::pair{base_, b}}) {
+    const std::string args = "compare " + base + " " + now;
+    const auto r = run_opcert(args);
+    expect_one_line_error(r, args, {"no case in common", "(suite " + std::string(PACED_SUITE) + ")", "(suite " + other + ")"});
+    EXPECT_EQ(r.out.find("REGRESSED"), std::string::npos) << r.out;
+  }
+}
+
+TEST_F(CompareEndToEnd, ARunAgainstABenchDoesNotPassItsTimings) {
+  const std::string run = dir_.path() + "/plain-run";
+  ASSERT_EQ(run_opcert(paced_run(PACED_SUITE, run)).exit_code, 0);
+  // The perf gate only on by default: the comparison says no timing was compared and leaves it off.
+  for (const auto& [base, now] : {std::pair{base_, run}, std::pair{run, base_}}) {
+    const auto c = run_opcert("compare " + base + " " + now);
+    EXPECT_EQ(c.exit_code, 0) << "the statuses agree\n" << c.out << c.err;
+    EXPECT_NE(c.out.find("no timing was compared, and the perf gate was left off"), std::string::npos) << c.out;
+    EXPECT_NE(c.out.find("no gate failed (alignment, status)"), std::string::npos) << c.out;
+  }
+  // Asked for, a timing gate with no timings on a side is unusable input.
+  for (const std::string& gate : {std::string("--max-slowdown 10"), std::string("--fail-on perf")}) {
+    const std::string args = "compare " + base_ + " " + run + " " + gate;
+    expect_one_line_error(run_opcert(args), args, {"'" + run + "' (a run) has 0 benchmark row(s)", "perf gate"});
+  }
+  const std::string args = "compare " + base_ + " " + run + " --min-peer-ratio 0.5";
+  expect_one_line_error(run_opcert(args), args, {"--min-peer-ratio has no timings"});
 }
 
 TEST_F(CompareEndToEnd, GoogleBenchmarksOwnCompareReadsBenchJson) {

@@ -179,6 +179,52 @@ TEST(CompareRuns, RunsOfAnotherSeedOrDeviceAreNotMatched) {
   EXPECT_NO_THROW(compare_runs(base, now, "base", "new", across));
 }
 
+TEST(CompareRuns, RunsWithNoCaseInCommonAreAnInputErrorNamingBothSuites) {
+  RunReport base = run_of({result("acme", "a", Status::kPassed)}), now = run_of({result("acme", "b", Status::kPassed)});
+  base.suite = "smoke";
+  now.suite = "sweeps/rms_norm";
+  try {
+    compare_runs(base, now, "base", "new", CompareOptions{});
+    ADD_FAILURE() << "no case in common was compared";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'base' (suite smoke) and 'new' (suite sweeps/rms_norm) have no case in common"),
+              std::string::npos)
+        << what;
+  }
+  now.results.push_back(result("acme", "a", Status::kPassed));  // one in common: a comparison
+  EXPECT_NO_THROW(compare_runs(base, now, "base", "new", CompareOptions{}));
+  EXPECT_NO_THROW(compare_runs(base, run_of({}), "base", "new", CompareOptions{})) << "an empty run lost every case";
+}
+
+TEST(CompareRuns, TimingsOnOneSideAreNeitherComparedNorPassed) {
+  RunReport bench_run = run_of({result("acme", "a", Status::kPassed)}, {bench("acme", "a", {1, 1, 1, 1, 1}, 0.8)});
+  bench_run.kind = "opcert-bench-report";
+  const RunReport plain = run_of({result("acme", "a", Status::kPassed)});
+  // The perf gate on by default is left off, and the notes say why.
+  const RunReport& bench_side = bench_run;
+  for (const auto& [base, now] : {std::pair{&bench_side, &plain}, std::pair{&plain, &bench_side}}) {
+    const Comparison c = compare_runs(*base, *now, "base", "new", CompareOptions{});
+    EXPECT_EQ(c.gates, (std::vector<std::string>{"alignment", "status"}));
+    ASSERT_FALSE(c.notes.empty());
+    EXPECT_NE(c.notes.front().find("no timing was compared"), std::string::npos) << c.notes.front();
+  }
+  // Asked for by a flag, it is an input error; asked for but off (--fail-on status), nothing to say.
+  CompareOptions perf;
+  perf.asked = {"perf"};
+  EXPECT_THROW(compare_runs(bench_run, plain, "base", "new", perf), InputError);
+  perf.fail_on = {"status"};
+  EXPECT_NO_THROW(compare_runs(bench_run, plain, "base", "new", perf));
+  // --min-peer-ratio judges the new run's timings: none there.
+  CompareOptions peer;
+  peer.fail_on = {"status"};
+  peer.min_peer_ratio = 0.9;
+  EXPECT_EQ(compare_runs(bench_run, plain, "base", "new", peer).gates, (std::vector<std::string>{"status"}));
+  EXPECT_EQ(compare_runs(plain, bench_run, "base", "new", peer).failures.size(), 1u) << "0.8x the peer";
+  peer.asked = {"peer_ratio"};
+  EXPECT_THROW(compare_runs(bench_run, plain, "base", "new", peer), InputError);
+}
+
 TEST(CompareBackends, PairsEachCaseAndSummarisesPerOpAndDtype) {
   RunReport run = run_of({result("acme", "a", Status::kPassed, 1e-3, 0.5), result("torch", "a", Status::kPassed),
                           result("acme", "b", Status::kFailed), result("torch", "b", Status::kPassed)},

@@ -1,0 +1,56 @@
+#include "certify/certificate_rule.h"
+
+#include <fmt/format.h>
+
+namespace opcert {
+
+SuiteTally tally_suite(const PlannedSuite& planned, int exit_code, const std::vector<CaseResult>& results,
+                       const std::string& backend, const std::set<Status>& fail_statuses) {
+  SuiteTally t{planned, exit_code, 0, 0, {}};
+  for (const auto& r : results) {
+    if (r.backend != backend) continue;
+    ++t.results;
+    ++t.counts[std::string(status_name(r.status))];
+    if (fail_statuses.contains(r.status)) ++t.failing;
+  }
+  return t;
+}
+
+Certificate judge_certificate(const std::vector<SuiteTally>& suites, const std::string& backend) {
+  Certificate cert;
+  for (const auto& s : suites) {
+    cert.results += s.results;
+    cert.failing_results += s.failing;
+    if (s.exit_code != 0 && s.failing == 0 && cert.reason.empty())
+      cert.reason = fmt::format("suite {} (seed {}) ended with exit code {}", s.planned.suite, s.planned.seed, s.exit_code);
+  }
+  if (cert.failing_results > 0)
+    cert.reason = fmt::format("{} of {} results of {} have a status the plan fails", cert.failing_results, cert.results,
+                              backend);
+  if (cert.results == 0 && cert.reason.empty()) cert.reason = fmt::format("no result of backend {}", backend);
+  cert.certified = cert.reason.empty();
+  return cert;
+}
+
+std::string verdict_text(const Certificate& certificate) {
+  return certificate.certified ? "certified" : "not certified";
+}
+
+std::string summary_verdict_line(const Certificate& certificate) {
+  return fmt::format("**{}**{}", certificate.certified ? "Certified" : "Not certified",
+                     certificate.reason.empty() ? "" : ": " + certificate.reason);
+}
+
+std::string statuses_text(const std::map<std::string, int>& counts) {
+  std::string text;
+  for (const auto& [status, n] : counts) text += (text.empty() ? "" : ", ") + fmt::format("{} {}", n, status);
+  return text;
+}
+
+std::string summary_row(const SuiteTally& suite) {
+  return fmt::format("| {} | {} | {} | {} | {} |", suite.planned.suite, suite.planned.seed, suite.results,
+                     statuses_text(suite.counts),
+                     suite.failing == 0 ? "pass" : fmt::format("**{} failing**", suite.failing));
+}
+
+}  // namespace opcert
