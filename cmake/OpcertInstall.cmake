@@ -12,6 +12,9 @@
 #   bin/opcert
 #   include/opcert/backend_abi.h, include/opcert/sdk/*.h
 #   <libdir>/cmake/opcert/opcert{Config,ConfigVersion,Targets,Executable}.cmake
+#   <libdir>/opcert/libopcert_python.so        the Python bridge (backends/python), when built
+#   <libexecdir>/opcert/libopcert_mutants.so   opcert selftest's mutant backend (backends/mutants):
+#                                              test code, kept out of <libdir>/opcert
 #   share/opcert/configs/*.json        platform configs
 #   share/opcert/suites/**/*.json      suites (docs/SUITES.md), found by name after OPCERT_SUITE_PATH
 #   share/opcert/schema/               report.schema.json, junit.xsd (reports/schema)

@@ -1,12 +1,15 @@
 #include "dashboard/dashboard_pages.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
+#include <vector>
 
 #include "dashboard/html_text.h"
 #include "history/run_listing.h"
@@ -157,6 +160,45 @@ std::string runs_rows(const DashboardModel& m, const std::string& root) {
         html_escape(short_commit(r.project_commit.empty() ? r.opcert_commit : r.project_commit)));
   }
   return out + "</tbody></table>\n";
+}
+
+// Where a benchmark goes on the roofline page: by arithmetic intensity (FLOP/byte) when its work
+// model counts FLOPs; by the bytes it moves against the memory roof when it counts none (a
+// memory-bound op's intensity is 0, which no log axis shows); nowhere without a time or bytes.
+// Copy baselines and collectives are not the op's work (collectives have their own page).
+enum class RooflineKind { kIntensity, kBandwidth, kUnplaced };
+
+std::optional<RooflineKind> placed_as(const BenchRecord& b) {
+  if (b.copy_baseline || b.collective) return std::nullopt;
+  if (!b.seconds || *b.seconds <= 0 || b.bytes <= 0) return RooflineKind::kUnplaced;
+  return b.flops > 0 ? RooflineKind::kIntensity : RooflineKind::kBandwidth;
+}
+
+// The roofs of the platforms the points ran on, from the peaks kept with their run: each dtype's
+// TFLOP/s (with `compute`) and the memory bandwidth.
+json platform_roofs(const json& peaks, const std::set<std::string>& platforms, bool compute) {
+  json roofs = json::array();
+  for (const std::string& p : platforms) {
+    if (!peaks.contains(p)) continue;
+    const json& pk = peaks[p];
+    const json tflops = pk.value("tflops", json::object());  // named: items() would outlive a temporary
+    if (compute)
+      for (const auto& [dtype, figure] : tflops.items())
+        roofs.push_back({{"label", fmt::format("{} {} peak", p, dtype)}, {"tflops", figure}});
+    if (pk.contains("memory_gbps") && pk["memory_gbps"].is_number())
+      roofs.push_back({{"label", fmt::format("{} memory", p)}, {"memory_gbps", pk["memory_gbps"]}});
+  }
+  return roofs;
+}
+
+// The sentence naming a run's benchmarks that the roofline cannot place; "" when there is none.
+std::string unplaced_note(const RunReport& report) {
+  std::vector<std::string> unplaced;
+  for (const BenchRecord& b : report.benchmarks)
+    if (placed_as(b) == RooflineKind::kUnplaced) unplaced.push_back(b.case_id + " · " + b.impl_key);
+  if (unplaced.empty()) return "";
+  return "<p class=\"note\">Not placed, with no time or no bytes in its work model: " +
+         html_escape(fmt::format("{}", fmt::join(unplaced, ", "))) + ".</p>\n";
 }
 
 }  // namespace
@@ -341,47 +383,60 @@ std::string series_page(const DashboardModel& m, const Series& s) {
 std::string roofline_page(const DashboardModel& m) {
   json groups = json::array();
   std::string body;
-  const auto placeable = [](const BenchRecord& b) {
-    return !b.copy_baseline && !b.collective && b.seconds && *b.seconds > 0 && b.flops > 0 && b.bytes > 0;
-  };
+  std::set<int64_t> noted;  // runs whose unplaced benchmarks are named already
   for (const Lineage& lineage : m.lineages) {
-    const StoredRun* found = latest_with(m, lineage, placeable);
-    if (!found) continue;
-    const StoredRun& latest = *found;
-    const RunReport& report = m.reports.at(latest.id);
-    json points = json::array();
-    std::set<std::string> platforms;
-    for (const BenchRecord& b : report.benchmarks) {
-      if (!placeable(b)) continue;
-      points.push_back({{"backend", b.backend},
-                        {"label", b.case_id + " · " + b.impl_key},
-                        {"ai", b.flops / b.bytes},
-                        {"tflops", b.flops / *b.seconds / 1e12}});
-      if (!b.platform.empty()) platforms.insert(b.platform);
-    }
-    if (points.empty()) continue;
-    json roofs = json::array();
-    const json& peaks = m.peaks.at(latest.id);
-    for (const std::string& p : platforms)
-      if (peaks.contains(p)) {
-        const json& pk = peaks[p];
-        const json compute = pk.value("tflops", json::object());  // named: items() would outlive a temporary
-        for (const auto& [dtype, tflops] : compute.items())
-          roofs.push_back({{"label", fmt::format("{} {} peak", p, dtype)}, {"tflops", tflops}});
-        if (pk.contains("memory_gbps") && pk["memory_gbps"].is_number())
-          roofs.push_back({{"label", fmt::format("{} memory", p)}, {"memory_gbps", pk["memory_gbps"]}});
+    bool plotted = false;
+    // Each kind of plot from the lineage's latest run that has such benchmarks, so that a later
+    // bench of memory-bound ops alone does not hide an earlier one's GEMMs, nor the other way round.
+    for (const RooflineKind kind : {RooflineKind::kIntensity, RooflineKind::kBandwidth}) {
+      const StoredRun* found = latest_with(m, lineage, [&](const BenchRecord& b) { return placed_as(b) == kind; });
+      if (!found) continue;
+      const StoredRun& latest = *found;
+      json points = json::array();
+      std::set<std::string> platforms;
+      for (const BenchRecord& b : m.reports.at(latest.id).benchmarks) {
+        if (placed_as(b) != kind) continue;
+        json point = {{"backend", b.backend}, {"label", b.case_id + " · " + b.impl_key}};
+        if (kind == RooflineKind::kIntensity) {
+          point["ai"] = b.flops / b.bytes;
+          point["tflops"] = b.flops / *b.seconds / 1e12;
+        } else {
+          point["bytes"] = b.bytes;
+          point["gbps"] = b.bytes / *b.seconds / 1e9;
+        }
+        points.push_back(std::move(point));
+        if (!b.platform.empty()) platforms.insert(b.platform);
       }
-    const size_t index = groups.size();
-    groups.push_back({{"title", lineage.label}, {"run", latest.id}, {"points", std::move(points)}, {"roofs", roofs}});
-    body += fmt::format("<section><h2>{}</h2><p class=\"meta\">From {} ({}). {}</p>\n"
-                        "<figure class=\"chart wide\"><canvas id=\"roofline-{}\"></canvas></figure></section>\n",
-                        html_escape(lineage.label), run_link("", latest), html_escape(latest.started_at),
-                        roofs.empty() ? "No peaks are known for this device (its platform config has none), so no "
-                                        "roof is drawn."
-                                      : "Roofs: the platform's spec peaks as its config gives them.",
-                        index);
+      const json roofs = platform_roofs(m.peaks.at(latest.id), platforms, kind == RooflineKind::kIntensity);
+      const size_t index = groups.size();
+      const bool by_intensity = kind == RooflineKind::kIntensity;
+      groups.push_back({{"title", lineage.label}, {"run", latest.id}, {"kind", by_intensity ? "intensity" : "bandwidth"},
+                        {"points", std::move(points)}, {"roofs", roofs}});
+      body += fmt::format(
+          "<section><h2>{}{}</h2><p class=\"meta\">From {} ({}). {} {}</p>\n{}"
+          "<figure class=\"chart wide\"><canvas id=\"roofline-{}\"></canvas></figure></section>\n",
+          html_escape(lineage.label), by_intensity ? "" : ": memory-bound ops", run_link("", latest),
+          html_escape(latest.started_at),
+          by_intensity ? "Each benchmark by its arithmetic intensity (FLOP per byte, from its op's work model) and "
+                         "achieved TFLOP/s."
+                       : "These ops' work models count no FLOPs (their arithmetic is negligible next to their "
+                         "traffic), so they have no arithmetic intensity to place: each is drawn by the bytes it "
+                         "moves per launch and the bandwidth it achieved (bytes / time), under the memory roof.",
+          roofs.empty() ? "No peaks are known for this device (its platform config has none), so no roof is drawn."
+                        : "Roofs: the platform's spec peaks as its config gives them.",
+          noted.insert(latest.id).second ? unplaced_note(m.reports.at(latest.id)) : "", index);
+      plotted = true;
+    }
+    // A lineage whose benchmarks have no figure to place is named with them, not left out.
+    const StoredRun* unplaced =
+        latest_with(m, lineage, [](const BenchRecord& b) { return placed_as(b) == RooflineKind::kUnplaced; });
+    if (!plotted && unplaced)
+      body += fmt::format("<section><h2>{}</h2><p class=\"meta\">From {} ({}).</p>\n{}</section>\n",
+                          html_escape(lineage.label), run_link("", *unplaced), html_escape(unplaced->started_at),
+                          unplaced_note(m.reports.at(unplaced->id)));
   }
-  if (groups.empty()) body = "<p>No benchmark in the store has the flops, bytes and time to place it on a roofline.</p>\n";
+  if (groups.empty())
+    body = "<p>No benchmark in the store has the bytes and time to place it on a roofline.</p>\n" + body;
   const json data = {{"page", "roofline"}, {"groups", std::move(groups)}};
   return layout("Roofline", "", body, &data);
 }

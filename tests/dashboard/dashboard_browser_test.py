@@ -11,7 +11,11 @@ with --history; the third bench runs with one injected regression (OPCERT_TEST_P
 the case rows20 20% slower). In the browser: no script or console error on any page; the overview
 names the regression; the regressed series plots one point per run on each measured plot and marks
 exactly the third run; an unchanged series marks none; the roofline plots every benchmark of the
-latest bench, and the busbw page every size of the sweep. Screenshots of the overview and the regressed series are left in WORK_DIR. The page
+latest bench (GEMMs by arithmetic intensity, the paced softmax, which counts no FLOPs, by bytes under
+the memory roof), and the busbw page every size of the sweep. A second store holding only a CPU
+softmax bench (memory-bound) gets a roofline with every point plotted. Error axes (read back from
+Chart.js's scales): a constant RMSE, the CPU's real one and 0.0017, is drawn from 0 to about that
+value; values three decades apart get a logarithmic axis. Screenshots of the overview and the regressed series are left in WORK_DIR. The page
 counts come from the page itself (dashboard.js writes what Chart.js drew into data-* attributes of
 <html>), read back from the DOM Chromium dumps after the scripts ran. Exit 77 (skipped) with the
 reason when chromium or the chart library is not installed.
@@ -56,15 +60,18 @@ def browser_args(browser):
 
 
 class HtmlAttributes(html.parser.HTMLParser):
-    """The attributes of <html>, and the text of #render-status, from a dumped DOM."""
+    """The attributes of <html> and of each <canvas> (by id), and the text of #render-status, from a
+    dumped DOM."""
 
     def __init__(self):
         super().__init__()
-        self.root, self.status, self._in_status = {}, "", False
+        self.root, self.canvases, self.status, self._in_status = {}, {}, "", False
 
     def handle_starttag(self, tag, attrs):
         if tag == "html":
             self.root = dict(attrs)
+        if tag == "canvas":
+            self.canvases[dict(attrs).get("id")] = dict(attrs)
         self._in_status = dict(attrs).get("id") == "render-status"
 
     def handle_data(self, data):
@@ -75,8 +82,8 @@ class HtmlAttributes(html.parser.HTMLParser):
         self._in_status = False
 
 
-def open_page(browser, path, screenshot=None):
-    """The page's render counts, after its scripts ran in the browser."""
+def parse_dom(browser, path, screenshot=None):
+    """The page's DOM as the browser left it after its scripts ran, parsed; and the DOM's text."""
     url = "file://" + os.path.abspath(path)
     dom = run(browser_args(browser) + ["--dump-dom", url]).stdout
     parsed = HtmlAttributes()
@@ -85,8 +92,39 @@ def open_page(browser, path, screenshot=None):
         run(browser_args(browser) + [f"--screenshot={screenshot}", url])
         if not os.path.getsize(screenshot):
             fail(f"no screenshot of {path}")
+    return parsed, dom
+
+
+def open_page(browser, path, screenshot=None):
+    """The page's render counts, after its scripts ran in the browser."""
+    parsed, dom = parse_dom(browser, path, screenshot)
     counts = {k[5:]: int(v) for k, v in parsed.root.items() if k.startswith("data-")}
     return counts, parsed.status.strip(), dom
+
+
+def y_axis(browser, path, canvas, screenshot=None):
+    """The y axis Chart.js laid out on a canvas of the page (dashboard.js writes its scale's type,
+    min and max on the canvas): (type, min, max)."""
+    parsed, _ = parse_dom(browser, path, screenshot)
+    errors = parsed.root.get("data-errors")
+    if errors != "0":
+        fail(f"{path}: {errors} script errors: {parsed.status}")
+    attrs = parsed.canvases.get(canvas, {})
+    if "data-y-type" not in attrs:
+        fail(f"{path}: no axis was drawn on #{canvas}: {attrs} ({parsed.status})")
+    return attrs["data-y-type"], float(attrs["data-y-min"]), float(attrs["data-y-max"])
+
+
+def with_data(page, data, out):
+    """A copy of a generated page beside it, carrying other data (the page's script draws what it
+    carries): for values a real run cannot be made to give on demand."""
+    with open(page) as f:
+        text = f.read()
+    text = re.sub(r'(<script id="opcert-data" type="application/json">).*?(</script>)',
+                  lambda m: m.group(1) + json.dumps(data) + m.group(2), text, count=1, flags=re.S)
+    with open(out, "w") as f:
+        f.write(text)
+    return out
 
 
 def page_data(path):
@@ -185,16 +223,19 @@ def main():
     if counts.get("errors") != 0 or counts.get("regressions") != 0 or counts.get("points") != measured_points(page_data(steady))[0]:
         fail(f"{steady}: {counts} ({status})")
 
-    # The roofline: every benchmark of the latest bench that has a work model, one point each.
+    # The roofline: every benchmark of the latest bench that has a work model, one point each: the
+    # GEMMs by arithmetic intensity, the paced softmax (its work model counts no FLOPs) by bytes.
     roofline = os.path.join(site, "roofline.html")
     groups = page_data(roofline)["groups"]
     expected = sum(len(g["points"]) for g in groups)
     roofs = [r["label"] for g in groups for r in g["roofs"]]
     if roofs != ["cpu fp32 peak", "cpu memory"]:
         fail(f"roofline: the cpu platform's peaks kept with the run should give its roofs: {roofs}")
+    if sorted(g["kind"] for g in groups) != ["bandwidth", "intensity"]:
+        fail(f"roofline: the GEMM bench by intensity and the paced softmax by bandwidth: {[g['kind'] for g in groups]}")
     counts, status, _ = open_page(browser, roofline)
-    if counts.get("errors") != 0 or counts.get("points") != expected or expected < 1:
-        fail(f"roofline: {counts}, expected {expected} points ({status})")
+    if counts.get("errors") != 0 or counts.get("points") != expected or counts.get("charts") != 2 or expected < 4:
+        fail(f"roofline: {counts}, expected {expected} points on 2 plots ({status})")
 
     # The busbw curves: every size of the sweep, one point each.
     collectives = os.path.join(site, "collectives.html")
@@ -209,6 +250,53 @@ def main():
         counts, status, _ = open_page(browser, os.path.join(site, name))
         if counts.get("errors", 0):
             fail(f"{name}: script errors: {status}")
+
+    # Error axes start at 0 and reach the data's largest value. A real series first: the CPU
+    # backend's conformance runs (one seed) give a constant RMSE.
+    conformance = sorted(glob.glob(os.path.join(site, "series", "L1-*cpu*.html")))[0]
+    data = page_data(conformance)
+    rmses = {p["rmse"] for p in data["points"]}
+    if len(rmses) != 1 or None in rmses or 0 in rmses or len(data["points"]) < 2:
+        fail(f"{conformance}: expected one positive RMSE over its runs: {rmses}")
+    rmse = rmses.pop()
+    axis = y_axis(browser, conformance, "chart-rmse")
+    if axis[0] != "linear" or axis[1] != 0 or not rmse <= axis[2] <= rmse * 1.25:
+        fail(f"{conformance}: a constant RMSE of {rmse} drawn on the axis {axis}")
+    # Then the issue's values, in the same page (its script draws what the page carries): a constant
+    # RMSE of 0.0017 on 0 .. about 0.0017, not a flat line at 0 on -1 .. 1.5; RMSE and alignment
+    # spanning decades on logarithmic axes.
+    for p in data["points"]:
+        p["rmse"] = 0.0017
+    constant = with_data(conformance, data, os.path.join(site, "series", "constant-rmse.html"))
+    axis = y_axis(browser, constant, "chart-rmse", os.path.join(work, "constant-rmse.png"))
+    if axis[0] != "linear" or axis[1] != 0 or not 0.0017 <= axis[2] <= 0.0017 * 1.25:
+        fail(f"{constant}: a constant RMSE of 0.0017 drawn on the axis {axis}, not on 0 .. about 0.0017")
+    for i, p in enumerate(data["points"]):
+        p["rmse"] = 2e-6 * 1000 ** i
+        p["alignment"] = 0.5 * 1000 ** i
+    decades = with_data(conformance, data, os.path.join(site, "series", "decades-rmse.html"))
+    for canvas in ("chart-rmse", "chart-alignment"):
+        axis = y_axis(browser, decades, canvas, os.path.join(work, "decades-rmse.png"))
+        if axis[0] != "logarithmic":
+            fail(f"{decades}: values three decades apart drawn on a {axis[0]} axis ({canvas}: {axis})")
+
+    # A store whose bench measured memory-bound ops alone (softmax: no FLOPs in its work model): its
+    # roofline plots each of them, by bytes moved, under the cpu platform's memory roof.
+    memory_db = os.path.join(work, "memory-bound.db")
+    softmax_bench = os.path.join(work, "cpu-softmax-bench")
+    run([opcert, "bench", "--backend", "cpu", "--no-peer", "--filter", "^softmax\\.", "--benchmark_min_time=0.01",
+         "--max-time", "0.2", "--out", softmax_bench])
+    run([opcert, "history", "add", softmax_bench, "--db", memory_db, "--platform-config", peaks])
+    memory_site = os.path.join(work, "memory-bound-site")
+    run([opcert, "dashboard", "--db", memory_db, "--out", memory_site])
+    roofline = os.path.join(memory_site, "roofline.html")
+    groups = page_data(roofline)["groups"]
+    expected = sum(len(g["points"]) for g in groups)
+    if [g["kind"] for g in groups] != ["bandwidth"] or [r["label"] for g in groups for r in g["roofs"]] != ["cpu memory"]:
+        fail(f"{roofline}: one plot by bandwidth under the cpu memory roof, not {groups}")
+    counts, status, _ = open_page(browser, roofline, os.path.join(work, "roofline-memory-bound.png"))
+    if counts.get("errors") != 0 or counts.get("charts") != 1 or counts.get("points") != expected or expected < 1:
+        fail(f"{roofline}: {counts}, expected {expected} points on one plot ({status})")
 
     # The check can fail: without the chart library beside the pages, the page says so.
     os.remove(os.path.join(site, "assets", "chart.min.js"))

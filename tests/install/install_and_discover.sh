@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs an opcert build tree into a fresh prefix, builds examples/plugin against that prefix
+# Installs an opcert build tree into a fresh prefix (checking that <libdir>/opcert holds no test
+# code: the mutant backend lies in <libexecdir>/opcert), builds examples/plugin against that prefix
 # (find_package(opcert) only, as a vendor would), installs the plugin into the same prefix, and
 # checks that the installed `opcert list` discovers it through OPCERT_PLUGIN_PATH; then certifies it
 # on plan basic with a fresh Ed25519 key, verifies the bundle against its library, checks that a
@@ -115,6 +116,19 @@ for header in opcert/backend_abi.h opcert/sdk/backend.h opcert/sdk/api_table.h o
   [[ -f "$prefix/include/$header" ]] || fail "header $header was not installed under $prefix/include"
 done
 echo "    installed: bin/opcert, include/opcert, ${config_file#"$prefix/"}"
+# <libdir>/opcert holds what backs real runs and nothing else: no mutant backend (opcert selftest's
+# lies in <libexecdir>/opcert) and no test plugin.
+libdir="$(dirname "$(dirname "$(dirname "$config_file")")")"
+if [[ -d "$libdir/opcert" ]]; then
+  while IFS= read -r -d '' file; do
+    case "$(basename "$file")" in
+      libopcert_python.so) ;;
+      *) fail "${file#"$prefix/"} was installed: ${libdir#"$prefix/"}/opcert is for the Python bridge only, not test code" ;;
+    esac
+  done < <(find "$libdir/opcert" -mindepth 1 -print0)
+fi
+[[ -f "$prefix/libexec/opcert/libopcert_mutants.so" ]] ||
+  fail "opcert selftest's mutant backend was not installed as libexec/opcert/libopcert_mutants.so"
 
 step "3/13 configure examples/plugin against the install prefix"
 run "$cmake" -S "$source_dir/examples/plugin" -B "$example_build" "${generator_args[@]}" "${compiler_args[@]}" \
@@ -280,8 +294,8 @@ import glob, json, os, sys
 report = json.load(open(glob.glob(os.path.join(sys.argv[1], "*", "report.json"))[0]))
 moved = os.path.realpath(sys.argv[2])
 mutants = next(b for b in report["backends"] if b["name"] == "mutants")
-if not os.path.realpath(mutants["library_path"]).startswith(moved + os.sep):
-    sys.exit(f"the mutant backend was loaded from {mutants['library_path']}, not from {moved}")
+if not os.path.realpath(mutants["library_path"]).startswith(os.path.join(moved, "libexec", "opcert") + os.sep):
+    sys.exit(f"the mutant backend was loaded from {mutants['library_path']}, not from {moved}/libexec/opcert")
 if not json.load(open(os.path.join(sys.argv[1], "selftest.json")))["clean"]:
     sys.exit("selftest.json is not clean")
 print(f"    mutants from {mutants['library_path']}; last_dropped caught")

@@ -20,40 +20,44 @@
 
 namespace opcert::sdk {
 
+// Every member of a struct here has a default member initializer, including members added later:
+// a plugin's designated initializers that name only the members of its day then still compile
+// under -Wall -Wextra -Werror (GCC warns for an omitted member without one; tests/abi checks).
+
 /// Whether an implementation accepts a call; when not, why (shown in reports as SKIPPED).
 struct Support {
   bool supported = true;
-  std::string reason;
+  std::string reason{};
   static Support yes() { return {}; }
   static Support no(std::string why) { return {false, std::move(why)}; }
 };
 
 /// One implementation of one catalogue op, e.g. key "cpu.gemm.blocked" for op "gemm".
 struct Implementation {
-  std::string key;
-  std::string op;
-  std::string description;
+  std::string key{};
+  std::string op{};
+  std::string description{};
   /// Decides support from shapes, dtypes and attributes; data pointers may be null here.
-  std::function<Support(const OpCall&)> query;
+  std::function<Support(const OpCall&)> query{};
   /// Computes the outputs; throws on failure.
-  std::function<void(const OpCall&)> run;
+  std::function<void(const OpCall&)> run{};
   /// Optional: the library call run makes for a supported call, one line, reported by query_op
   /// (ABI 1.1) so that a report can say what the peer ran; empty when there is nothing to say.
-  std::function<std::string(const OpCall&)> library_call;
+  std::function<std::string(const OpCall&)> library_call{};
 };
 
 /// Identity reported through backend_info.
 struct BackendInfo {
-  std::string name;
-  std::string version;
-  std::string vendor;
-  std::string description;
+  std::string name{};
+  std::string version{};
+  std::string vendor{};
+  std::string description{};
 };
 
 /// Identity of one device reported through device_info.
 struct DeviceInfo {
   opcert_device device{OPCERT_DEVICE_CPU, 0};
-  std::string name;
+  std::string name{};
   uint64_t memory_bytes = 0;
   int32_t compute_units = 0;
 };

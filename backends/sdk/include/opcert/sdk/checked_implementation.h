@@ -20,9 +20,9 @@ namespace opcert::sdk {
 
 /// What an implementation is called, and where its operands must live.
 struct ImplementationId {
-  std::string key;          // "<backend>.<op>.<variant>"
-  std::string op;           // the catalogue op
-  std::string description;  // one line
+  std::string key{};          // "<backend>.<op>.<variant>"
+  std::string op{};           // the catalogue op
+  std::string description{};  // one line
   int32_t device_type = OPCERT_DEVICE_CPU;  // the memory every operand must be in
 };
 

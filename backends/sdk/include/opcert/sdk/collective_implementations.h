@@ -43,8 +43,8 @@ inline std::vector<Implementation> collective_implementations(const std::string&
 /// What a backend's collectives need beyond the contract.
 struct CollectiveTarget {
   int32_t device_type = OPCERT_DEVICE_CPU;  // the memory x and y must be in
-  std::function<int()> nranks;              // the ranks a queried call would run on (the job's)
-  std::function<std::string(const CollectiveOperands&)> limits;  // why not, for calls that parsed; null: none
+  std::function<int()> nranks{};            // the ranks a queried call would run on (the job's)
+  std::function<std::string(const CollectiveOperands&)> limits{};  // why not, for calls that parsed; null: none
 };
 
 /// One implementation per collective (as above) whose query parses the call on target.nranks()

@@ -22,10 +22,10 @@ namespace opcert::sdk {
 enum class AttentionLayout { kBshd, kVarlen };
 
 struct AttentionOperands {
-  std::optional<Tensor> q, k, v, cu_seqlens_q, cu_seqlens_k, o, lse;
+  std::optional<Tensor> q{}, k{}, v{}, cu_seqlens_q{}, cu_seqlens_k{}, o{}, lse{};
   /// fp8 only, each optional: fp32 [B, Hkv] factors that dequantize q, k and v (the real values
   /// are code · factor); query head h uses the factor of its KV head, h / group(). Missing: 1.
-  std::optional<Tensor> q_descale, k_descale, v_descale;
+  std::optional<Tensor> q_descale{}, k_descale{}, v_descale{};
   AttentionLayout layout = AttentionLayout::kBshd;
   int32_t dtype = OPCERT_DTYPE_INVALID;      // T, the dtype of q, k and v
   int32_t out_dtype = OPCERT_DTYPE_INVALID;  // o's dtype: T, or bf16 when T is fp8 e4m3fn

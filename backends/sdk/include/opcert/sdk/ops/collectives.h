@@ -32,7 +32,7 @@ inline Collective collective_of(std::string_view op) {
 }
 
 struct CollectiveOperands {
-  std::optional<Tensor> x, y;
+  std::optional<Tensor> x{}, y{};
   Collective op = Collective::kAllReduce;
   int nranks = 1;
   int32_t dtype = OPCERT_DTYPE_INVALID;  // T, of x and y

@@ -13,7 +13,7 @@ namespace opcert::sdk {
 
 /// m, n, k come from GemmDims (gemm_dims.h).
 struct GemmOperands : GemmDims {
-  std::optional<Tensor> a, b, bias, c;
+  std::optional<Tensor> a{}, b{}, bias{}, c{};
   int32_t dtype = OPCERT_DTYPE_INVALID;  // T, the dtype of every operand
   BLayout b_layout = BLayout::kNK;
   bool allow_tf32 = false;  // the inputs may be rounded to TF32 (fp32 only)

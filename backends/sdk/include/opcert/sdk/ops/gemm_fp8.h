@@ -18,7 +18,7 @@ enum class Fp8Scaling { kTensor, kChannel, kBlock };
 
 /// m, n, k come from GemmDims (gemm_dims.h).
 struct GemmFp8Operands : GemmDims {
-  std::optional<Tensor> a, b, a_scale, b_scale, bias, c;
+  std::optional<Tensor> a{}, b{}, a_scale{}, b_scale{}, bias{}, c{};
   Fp8Scaling scaling = Fp8Scaling::kTensor;
   int64_t block = 128;  // block_size: the block edge along K (and N) for Fp8Scaling::kBlock
 

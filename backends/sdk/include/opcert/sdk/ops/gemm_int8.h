@@ -14,7 +14,7 @@ namespace opcert::sdk {
 
 /// m, n, k come from GemmDims (gemm_dims.h).
 struct GemmInt8Operands : GemmDims {
-  std::optional<Tensor> a, b, a_scale, b_scale, bias, c;
+  std::optional<Tensor> a{}, b{}, a_scale{}, b_scale{}, bias{}, c{};
   bool dequantize = false;  // c is bf16/fp16: scales (and the bias) apply
 };
 

@@ -14,7 +14,7 @@ namespace opcert::sdk {
 enum class NormKind { kRms, kLayer };
 
 struct NormOperands {
-  std::optional<Tensor> x, weight, bias, residual, y, residual_out;
+  std::optional<Tensor> x{}, weight{}, bias{}, residual{}, y{}, residual_out{};
   NormKind kind = NormKind::kRms;
   int32_t dtype = OPCERT_DTYPE_INVALID;  // of every operand
   int64_t t = 0, h = 0;                  // rows (tokens) and the normalised dimension

@@ -14,7 +14,7 @@ namespace opcert::sdk {
 enum class QuantGranularity { kToken, kTensor };
 
 struct QuantizeOperands {
-  std::optional<Tensor> x, q, scale;
+  std::optional<Tensor> x{}, q{}, scale{};
   QuantGranularity granularity = QuantGranularity::kToken;
   int64_t m = 0, k = 0;
 };

@@ -21,7 +21,7 @@ namespace opcert::sdk {
 enum class RopeStyle { kSplitHalf, kInterleaved };
 
 struct RopeOperands {
-  std::optional<Tensor> q, k, cos, sin, positions, q_out, k_out;
+  std::optional<Tensor> q{}, k{}, cos{}, sin{}, positions{}, q_out{}, k_out{};
   RopeStyle style = RopeStyle::kSplitHalf;
   int32_t dtype = OPCERT_DTYPE_INVALID;  // of q, k, q_out and k_out
   int64_t tokens = 0;      // B·S, or T

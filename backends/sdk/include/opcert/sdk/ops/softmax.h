@@ -10,7 +10,7 @@
 namespace opcert::sdk {
 
 struct SoftmaxOperands {
-  std::optional<Tensor> x, y;
+  std::optional<Tensor> x{}, y{};
   int32_t dtype = OPCERT_DTYPE_INVALID;  // of x and y
   int64_t rows = 0;                      // the product of the leading dimensions (0 when x is empty)
   int64_t n = 0;                         // N, the last dimension, which softmax runs over
