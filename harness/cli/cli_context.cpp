@@ -34,7 +34,7 @@ void add_common_options(CLI::App& verb, CommonOptions& o) {
   verb.add_option("--probe-timeout", o.probe_timeout,
                   "Seconds a plugin may take to load or initialise in the plugin probe before it is listed unavailable")
       ->envname("OPCERT_PROBE_TIMEOUT")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(0.1, 86400.0))
       ->type_name("SECONDS")
       ->capture_default_str();
   verb.add_option("--skip-plugin-step", o.skip_plugin_steps, "A plugin step the runner's probe refused (internal)")
