@@ -10,6 +10,8 @@
 #include "loader/install_layout.h"
 #include "loader/name_selection.h"
 #include "loader/plugin_discovery.h"
+#include "session/plugin_probe.h"
+#include "session/run_paths.h"
 #include "model/input_error.h"
 
 namespace opcert {
@@ -29,6 +31,14 @@ void add_common_options(CLI::App& verb, CommonOptions& o) {
       ->type_name("NAME");
   verb.add_option("--platform-config", o.platform_configs, "Extra platform config file, merged over the built-ins by name")
       ->type_name("FILE");
+  verb.add_option("--probe-timeout", o.probe_timeout,
+                  "Seconds a plugin may take to load or initialise in the plugin probe before it is listed unavailable")
+      ->envname("OPCERT_PROBE_TIMEOUT")
+      ->check(CLI::Range(0.1, 86400.0))
+      ->type_name("SECONDS")
+      ->capture_default_str();
+  verb.add_option("--skip-plugin-step", o.skip_plugin_steps, "A plugin step the runner's probe refused (internal)")
+      ->group("");
   verb.add_flag("--verbose", o.verbose, "Also report built-in backends that could not load though --backend leaves them out");
 }
 
@@ -39,20 +49,59 @@ void print_unavailable(const Registry& registry, const CommonOptions& o) {
     const bool builtin = std::string_view(u.source).starts_with(kBuiltin);
     if (builtin && !o.verbose && !selection.matches(std::string_view(u.source).substr(kBuiltin.size()))) continue;
     fmt::print(stderr, "opcert: unavailable: {}: {}\n", u.source, u.reason);
+    for (const auto& line : u.stderr_tail) fmt::print(stderr, "opcert:   | {}\n", line);
   }
 }
 
-std::unique_ptr<Registry> load_registry(const CommonOptions& o, const std::string& only) {
-  auto registry = std::make_unique<Registry>();
-  register_builtin_backends(*registry);
+DiscoveryOptions discovery_options(const CommonOptions& o, const std::string& only) {
   DiscoveryOptions discovery;
   discovery.plugin_dirs = plugin_dirs_from_environment(o.plugin_dirs);
   discovery.plugin_libraries = o.plugin_libraries;
   discovery.allow_insecure_plugins = o.allow_insecure_plugins;
   if (const auto bridge = python_bridge_library()) discovery.python_bridge = bridge->string();
   discovery.only = only;
+  return discovery;
+}
+
+namespace {
+
+// The runner's plugin probe: `opcert probe-plugins` with the same discovery flags.
+ProbeLaunch probe_launch(const CommonOptions& o) {
+  ProbeLaunch launch;
+  launch.executable = current_executable();
+  launch.args = {"probe-plugins"};
+  for (const auto& d : o.plugin_dirs) launch.args.insert(launch.args.end(), {"--plugin-dir", d});
+  for (const auto& l : o.plugin_libraries) launch.args.insert(launch.args.end(), {"--plugin", l});
+  if (o.allow_insecure_plugins) launch.args.push_back("--allow-insecure-plugins");
+  launch.step_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.probe_timeout * 1000));
+  return launch;
+}
+
+}  // namespace
+
+std::unique_ptr<Registry> load_registry(const CommonOptions& o, const std::string& only) {
+  auto registry = std::make_unique<Registry>();
+  register_builtin_backends(*registry);  // built in: no plugin code, nothing to probe
+  DiscoveryOptions discovery = discovery_options(o, only);
+  RefuseSteps refused(o.skip_plugin_steps);
+  std::unique_ptr<PluginProbe> probe;
+  const bool any_plugin =
+      !discovery.python_bridge.empty() || !discovery.plugin_dirs.empty() || !discovery.plugin_libraries.empty();
+  if (!only.empty()) {
+    discovery.guard = &refused;  // a worker: its runner's probe has spoken
+  } else if (any_plugin) {
+    probe = std::make_unique<PluginProbe>(probe_launch(o));
+    discovery.guard = probe.get();
+  }
   discover_plugins(*registry, discovery);
   return registry;
+}
+
+std::vector<std::string> refused_step_flags(const Registry& registry) {
+  std::vector<std::string> flags;
+  for (const auto& u : registry.unavailable())
+    if (!u.refused_step.empty()) flags.insert(flags.end(), {"--skip-plugin-step", u.refused_step});
+  return flags;
 }
 
 PlatformCatalog load_platform_catalog(const CommonOptions& o) {

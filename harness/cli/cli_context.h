@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "loader/platform/platform_config.h"
+#include "loader/plugin_discovery.h"
 #include "loader/registry.h"
 #include "reports/environment.h"
 #include "session/targets.h"
@@ -23,6 +24,8 @@ struct CommonOptions {
   std::string platform;                       // --platform / OPCERT_PLATFORM
   std::vector<std::string> platform_configs;  // --platform-config (after OPCERT_PLATFORM_JSON)
   bool verbose = false;                       // --verbose: also what the selection leaves out
+  double probe_timeout = 60;                  // --probe-timeout / OPCERT_PROBE_TIMEOUT, seconds per plugin step
+  std::vector<std::string> skip_plugin_steps;  // hidden --skip-plugin-step: what the runner's probe refused
 };
 
 /// Adds the common flags to a verb.
@@ -53,8 +56,17 @@ std::string resolve_peer(const PeerOptions& options, const PlatformCatalog& plat
                          const Registry& registry);
 
 /// Registers the built-in backends and discovers plugins; failures land in unavailable(). `only`
-/// (a worker's backend) limits which Python backends are imported.
+/// (a worker's backend) limits which Python backends are imported. Without `only`, plugins are
+/// probed in a child first (session/plugin_probe.h) and only what the probe finished is loaded;
+/// a worker refuses the steps its runner's probe refused (`--skip-plugin-step`).
 std::unique_ptr<Registry> load_registry(const CommonOptions& options, const std::string& only = "");
+
+/// Where discovery looks, from the common flags, the environment and this build.
+DiscoveryOptions discovery_options(const CommonOptions& options, const std::string& only);
+
+/// `--skip-plugin-step STEP` for each plugin step the registry's probe refused: what a worker
+/// of this runner must not take either.
+std::vector<std::string> refused_step_flags(const Registry& registry);
 
 /// Built-in platforms merged with OPCERT_PLATFORM_JSON and --platform-config; InputError on bad files.
 PlatformCatalog load_platform_catalog(const CommonOptions& options);

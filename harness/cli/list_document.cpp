@@ -71,7 +71,8 @@ json list_document(const std::vector<BackendHandle*>& backends, const Registry& 
   doc["backends"] = json::array();
   for (const BackendHandle* b : backends) doc["backends"].push_back(backend_json(*b, platforms));
   doc["unavailable"] = json::array();
-  for (const auto& u : registry.unavailable()) doc["unavailable"].push_back({{"source", u.source}, {"reason", u.reason}});
+  for (const auto& u : registry.unavailable())
+    doc["unavailable"].push_back({{"source", u.source}, {"reason", u.reason}, {"stderr_tail", u.stderr_tail}});
   doc["ops"] = json::array();
   for (const OpDescriptor* op : registered_ops())
     doc["ops"].push_back({{"name", op->name},
@@ -123,8 +124,10 @@ std::string render_list_text(const json& doc) {
                        p["backend"].get<std::string>(), p["device"].get<std::string>(), p["source"].get<std::string>());
   out += fmt::format("\nUnavailable plugins ({}):\n", doc["unavailable"].size());
   if (doc["unavailable"].empty()) out += "  none\n";
-  for (const auto& u : doc["unavailable"])
+  for (const auto& u : doc["unavailable"]) {
     out += fmt::format("  {}\n    {}\n", u["source"].get<std::string>(), u["reason"].get<std::string>());
+    for (const auto& line : u["stderr_tail"]) out += fmt::format("      | {}\n", line.get<std::string>());
+  }
   return out;
 }
 

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   opcert::add_selftest_verb(app, exit_code);
   opcert::add_version_verb(app, exit_code);
   opcert::add_worker_verb(app, exit_code);
+  opcert::add_probe_verb(app, exit_code);
 
   // An unknown verb is one line naming it, exit 2: CLI11 would take it for an argument of the app
   // and answer `opcert nosuch --help` with the top-level help and exit 0.

@@ -18,7 +18,7 @@ std::string absolute(const std::string& path) { return std::filesystem::absolute
 
 }  // namespace
 
-RunSettings conformance_settings(const CommonOptions& options, const PlatformCatalog& platforms) {
+RunSettings conformance_settings(const CommonOptions& options, const PlatformCatalog& platforms, const Registry& registry) {
   RunSettings s;
   s.platform = options.platform;
   s.platforms = &platforms;
@@ -26,6 +26,8 @@ RunSettings conformance_settings(const CommonOptions& options, const PlatformCat
   s.executable = current_executable();
   for (const auto& d : options.plugin_dirs) s.worker_options.insert(s.worker_options.end(), {"--plugin-dir", absolute(d)});
   for (const auto& l : options.plugin_libraries) s.worker_options.insert(s.worker_options.end(), {"--plugin", absolute(l)});
+  const auto refused = refused_step_flags(registry);  // a worker must not load what crashed the probe
+  s.worker_options.insert(s.worker_options.end(), refused.begin(), refused.end());
   if (options.allow_insecure_plugins) {
     s.worker_options.push_back("--allow-insecure-plugins");
     s.repro_options.push_back("--allow-insecure-plugins");

@@ -10,8 +10,9 @@
 namespace opcert {
 
 /// platform, platforms, command_line, executable, worker_options and repro_options from the
-/// common flags; the caller sets the rest (cases, seed, out_dir, timeout, peer, environment).
-RunSettings conformance_settings(const CommonOptions& options, const PlatformCatalog& platforms);
+/// common flags and the plugin steps `registry`'s probe refused; the caller sets the rest (cases,
+/// seed, out_dir, timeout, peer, environment).
+RunSettings conformance_settings(const CommonOptions& options, const PlatformCatalog& platforms, const Registry& registry);
 
 /// How many of a suite's cases `filter` selects are collectives, which run across ranks, and how
 /// many are compute ops, which run in workers: a run is one or the other.

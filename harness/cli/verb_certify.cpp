@@ -122,7 +122,7 @@ void add_certify_verb(CLI::App& app, int& exit_code) {
     for (std::size_t i = 0; i < suites.size(); ++i) {
       const PlannedSuite& planned = plan.suites[i];
       const std::string report_dir = report_dir_of(planned);
-      RunSettings s = conformance_settings(*options, platforms);
+      RunSettings s = conformance_settings(*options, platforms, *registry);
       s.out_dir = bundle / report_dir;
       s.seed = planned.seed;
       s.timeout = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(flags->timeout_s * 1000.0)));

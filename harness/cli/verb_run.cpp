@@ -116,7 +116,7 @@ void add_run_verb(CLI::App& app, int& exit_code) {
     if (read_launch_env().rank.value_or(0) == 0) print_unavailable(*registry, *options);  // once per job, not per rank
     const auto selected = select_backends(*registry, options->backend);
 
-    RunSettings s = conformance_settings(*options, platforms);
+    RunSettings s = conformance_settings(*options, platforms, *registry);
     s.filter = flags->filter;
     s.impl_selection = flags->impl;
     s.out_dir = chosen_out_dir(flags->out, flags->resume, started, "run");

@@ -158,7 +158,7 @@ void add_selftest_verb(CLI::App& app, int& exit_code) {
     std::vector<uint8_t> verdict = {static_cast<uint8_t>(kExitOk)};
     try {
       for (std::size_t i = 0; i < suites.size(); ++i) {
-        RunSettings s = conformance_settings(options, platforms);
+        RunSettings s = conformance_settings(options, platforms, *registry);
         s.impl_selection = implementation_selection(mutants);
         s.out_dir = out / suite_folder_name(names[i], flags->seed);
         s.seed = flags->seed;

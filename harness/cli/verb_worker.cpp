@@ -1,7 +1,6 @@
 // `opcert worker`: the hidden verb the runner starts once per backend (harness/run/worker_*.h).
 // It speaks the protocol on the stdin and stdout it was given and moves everything else out of
 // the way: a backend that prints to stdout would otherwise corrupt the protocol.
-#include <fcntl.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -11,6 +10,7 @@
 #include "check/suite.h"
 #include "cli/cli_context.h"
 #include "cli/golden_flags.h"
+#include "cli/protocol_fds.h"
 #include "cli/verbs.h"
 #include "model/dtype.h"
 #include "model/exit_codes.h"
@@ -42,24 +42,6 @@ PlatformCatalog runner_catalog(const std::vector<std::string>& texts) {
     catalog.merge_text(newline == std::string::npos ? "" : std::string_view(t).substr(newline + 1), t.substr(0, newline));
   }
   return catalog;
-}
-
-struct ProtocolFds {
-  int in = -1;
-  int out = -1;
-};
-
-// Keeps the protocol on private descriptors; stdout goes to stderr (the worker log), stdin to /dev/null.
-ProtocolFds take_protocol_fds() {
-  ProtocolFds fds{fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3), fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)};
-  std::fflush(stdout);
-  dup2(STDERR_FILENO, STDOUT_FILENO);
-  const int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (null >= 0) {
-    dup2(null, STDIN_FILENO);
-    close(null);
-  }
-  return fds;
 }
 
 }  // namespace

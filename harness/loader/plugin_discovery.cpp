@@ -122,12 +122,16 @@ class PluginLoader {
   // recorded under its origin. A worker passes `only` and initialises its own alone.
   void add_listed(OpenedLibrary& opened, const std::string& where) {
     std::vector<ListedBackend> listed;
-    try {
-      listed = BackendHandle::list_backends(opened.api);
-    } catch (const std::exception& e) {
-      registry_.add_unavailable(where, e.what());
-      return;
-    }
+    bool failed = false;
+    const bool taken = guarded("list " + opened.source.library_path, where, [&] {
+      try {
+        listed = BackendHandle::list_backends(opened.api);
+      } catch (const std::exception& e) {
+        registry_.add_unavailable(where, e.what());
+        failed = true;
+      }
+    });
+    if (!taken || failed) return;
     for (const ListedBackend& b : listed) {
       if (!b.error.empty()) {
         registry_.add_unavailable(b.origin.empty() ? b.name : b.origin, b.error);
@@ -144,8 +148,26 @@ class PluginLoader {
 
   void add(OpenedLibrary& opened, BackendSource source) {
     const std::size_t before = registry_.backends().size();
-    registry_.add_plugin(opened.library, opened.api, std::move(source));
+    const std::string step =
+        "init " + source.library_path + (source.backend_name.empty() ? "" : " " + source.backend_name);
+    const std::string where = source.describe();
+    guarded(step, where, [&] { registry_.add_plugin(opened.library, opened.api, std::move(source)); });
     if (registry_.backends().size() > before) loaded_.insert(opened.id);
+  }
+
+  // Runs `fn`, the step that runs a plugin's code, unless the guard refuses it; a refusal is
+  // listed under `where`. Whether it ran.
+  template <class Fn>
+  bool guarded(const std::string& step, const std::string& where, Fn&& fn) {
+    PluginGuard* guard = options_.guard;
+    if (guard != nullptr)
+      if (auto refusal = guard->before(step)) {
+        registry_.add_refused(where, step, std::move(*refusal));
+        return false;
+      }
+    fn();
+    if (guard != nullptr) guard->after(step);
+    return true;
   }
 
   // Opens a library once per file (by device and inode). A file that already became a backend
@@ -176,28 +198,34 @@ class PluginLoader {
     opened.id = id;
     opened.source.kind = BackendSource::Kind::kPlugin;
     opened.source.library_path = resolved;
-    try {
-      opened.source.sha256 = sha256_file_hex(resolved);
-      opened.library = DynamicLibrary::open(resolved);
-    } catch (const std::exception& e) {
-      registry_.add_unavailable(where, fmt::format("cannot load {}: {}", resolved, e.what()));
-      return std::nullopt;
-    }
-    void* entry = opened.library->symbol(OPCERT_BACKEND_ENTRY_SYMBOL);
-    if (entry == nullptr) {
-      registry_.add_unavailable(
-          where, fmt::format("{} does not export the entry symbol '{}'; is it an opcert backend built with "
-                             "OPCERT_SDK_EXPORT_PLUGIN?",
-                             resolved, OPCERT_BACKEND_ENTRY_SYMBOL));
-      return std::nullopt;
-    }
-    opened.api = reinterpret_cast<opcert_get_api_fn>(entry)();
-    if (auto why = abi_incompatibility(opened.api)) {
-      registry_.add_unavailable(where, *why);
+    std::string failure;
+    if (!guarded("load " + resolved, where, [&] { failure = load(opened); })) return std::nullopt;
+    if (!failure.empty()) {
+      registry_.add_unavailable(where, failure);
       return std::nullopt;
     }
     opened_.emplace(id, opened);
     return opened;
+  }
+
+  // dlopen (the library's static constructors run), its entry point and the table's ABI: why
+  // it cannot be used, or "".
+  static std::string load(OpenedLibrary& opened) {
+    const std::string& resolved = opened.source.library_path;
+    try {
+      opened.source.sha256 = sha256_file_hex(resolved);
+      opened.library = DynamicLibrary::open(resolved);
+    } catch (const std::exception& e) {
+      return fmt::format("cannot load {}: {}", resolved, e.what());
+    }
+    void* entry = opened.library->symbol(OPCERT_BACKEND_ENTRY_SYMBOL);
+    if (entry == nullptr)
+      return fmt::format("{} does not export the entry symbol '{}'; is it an opcert backend built with "
+                         "OPCERT_SDK_EXPORT_PLUGIN?",
+                         resolved, OPCERT_BACKEND_ENTRY_SYMBOL);
+    opened.api = reinterpret_cast<opcert_get_api_fn>(entry)();
+    if (auto why = abi_incompatibility(opened.api)) return *why;
+    return {};
   }
 
   Registry& registry_;

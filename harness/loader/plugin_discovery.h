@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "loader/plugin_guard.h"
 #include "loader/registry.h"
 
 namespace opcert {
@@ -22,6 +23,8 @@ struct DiscoveryOptions {
   /// (a worker imports its own Python backend, not every one installed), and the Python bridge is
   /// not loaded at all when a built-in already has that name.
   std::string only;
+  /// Asked before each step that runs a plugin's code (plugin_guard.h); null: every step is taken.
+  PluginGuard* guard = nullptr;
 };
 
 /// The directories of a PATH-style list ("a:b:c"), empty entries dropped.

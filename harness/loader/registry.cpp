@@ -45,7 +45,11 @@ void Registry::add(const opcert_api* api, BackendSource source, std::shared_ptr<
 }
 
 void Registry::add_unavailable(std::string source, std::string reason) {
-  unavailable_.push_back({std::move(source), std::move(reason)});
+  unavailable_.push_back({std::move(source), std::move(reason), {}, {}});
+}
+
+void Registry::add_refused(std::string source, std::string step, StepRefusal refusal) {
+  unavailable_.push_back({std::move(source), std::move(refusal.reason), std::move(step), std::move(refusal.stderr_tail)});
 }
 
 BackendHandle* Registry::find(const std::string& name) const {

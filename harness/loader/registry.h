@@ -11,6 +11,7 @@
 
 #include "loader/backend_handle.h"
 #include "loader/dynamic_library.h"
+#include "loader/plugin_guard.h"
 
 namespace opcert {
 
@@ -18,6 +19,9 @@ namespace opcert {
 struct UnavailableBackend {
   std::string source;  // manifest path, library path, or "built-in <name>"
   std::string reason;  // one line
+  // A plugin the guard refused (plugin_guard.h): the step, and its probe child's last stderr lines.
+  std::string refused_step;
+  std::vector<std::string> stderr_tail;
 };
 
 class Registry {
@@ -36,6 +40,9 @@ class Registry {
 
   /// Records a plugin that was skipped before it could be initialised.
   void add_unavailable(std::string source, std::string reason);
+
+  /// Records a plugin whose `step` the discovery guard refused (plugin_guard.h).
+  void add_refused(std::string source, std::string step, StepRefusal refusal);
 
   const std::vector<std::unique_ptr<BackendHandle>>& backends() const { return backends_; }
   const std::vector<UnavailableBackend>& unavailable() const { return unavailable_; }

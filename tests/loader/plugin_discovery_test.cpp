@@ -296,6 +296,72 @@ TEST(LibraryOfSeveralBackends, AManifestNamingAPythonModuleNeedsTheBridge) {
                                  "(docs/PYTHON.md: OPCERT_WITH_PYTHON)"));
 }
 
+// A guard that records what discovery asks and refuses one step (plugin_guard.h).
+class RecordingGuard : public PluginGuard {
+ public:
+  explicit RecordingGuard(std::string refused = "") : refused_(std::move(refused)) {}
+  std::optional<StepRefusal> before(const std::string& step) override {
+    events.push_back("before " + step);
+    if (step != refused_) return std::nullopt;
+    return StepRefusal{"it crashed the probe", {"last line", "very last line"}};
+  }
+  void after(const std::string& step) override { events.push_back("after " + step); }
+  std::vector<std::string> events;
+
+ private:
+  std::string refused_;
+};
+
+// Discovers `libraries` (as --plugin) into `registry`, asking `guard`.
+void discover_guarded(Registry& registry, PluginGuard& guard, const std::vector<std::string>& libraries) {
+  DiscoveryOptions options;
+  options.plugin_libraries = libraries;
+  options.guard = &guard;
+  discover_plugins(registry, options);
+}
+
+TEST(PluginGuardedDiscovery, EveryStepThatRunsPluginCodeIsAskedBeforeAndToldAfter) {
+  const std::string good = fs::canonical(TEST_GOOD_PLUGIN).string(), family = fs::canonical(TEST_FAMILY_PLUGIN).string();
+  RecordingGuard guard;
+  Registry registry;
+  discover_guarded(registry, guard, {TEST_GOOD_PLUGIN, TEST_FAMILY_PLUGIN});
+  EXPECT_NE(registry.find("family_a"), nullptr);
+  EXPECT_THAT(guard.events,
+              ElementsAre("before load " + good, "after load " + good, "before init " + good, "after init " + good,
+                          "before load " + family, "after load " + family, "before list " + family,
+                          "after list " + family, "before init " + family + " family_a",
+                          "after init " + family + " family_a", "before init " + family + " family_b",
+                          "after init " + family + " family_b"));
+}
+
+// The library refused segfaults in a static constructor: had it been opened, this test would die.
+TEST(PluginGuardedDiscovery, ARefusedLoadIsListedWithTheGuardsReasonAndTheLibraryIsNeverOpened) {
+  const std::string dying = fs::canonical(TEST_DIES_AT_DLOPEN_PLUGIN).string();
+  RecordingGuard guard("load " + dying);
+  Registry registry;
+  discover_guarded(registry, guard, {TEST_DIES_AT_DLOPEN_PLUGIN, TEST_FAMILY_PLUGIN});
+  EXPECT_NE(registry.find("family_b"), nullptr) << "the other plugins go on";
+  EXPECT_EQ(dlopen(dying.c_str(), RTLD_NOW | RTLD_NOLOAD), nullptr) << "a refused library must not be in the process";
+  EXPECT_THAT(guard.events, ::testing::Not(::testing::Contains("after load " + dying)));
+  ASSERT_FALSE(registry.unavailable().empty());
+  const UnavailableBackend& u = registry.unavailable()[0];
+  EXPECT_EQ(u.source, TEST_DIES_AT_DLOPEN_PLUGIN);
+  EXPECT_EQ(u.reason, "it crashed the probe");
+  EXPECT_EQ(u.refused_step, "load " + dying);
+  EXPECT_THAT(u.stderr_tail, ElementsAre("last line", "very last line"));
+}
+
+TEST(PluginGuardedDiscovery, AWorkerRefusesTheStepsItsRunnersProbeRefused) {
+  const std::string family = fs::canonical(TEST_FAMILY_PLUGIN).string();
+  RefuseSteps guard({"init " + family + " family_a"});
+  Registry registry;
+  discover_guarded(registry, guard, {TEST_FAMILY_PLUGIN});
+  EXPECT_EQ(registry.find("family_a"), nullptr);
+  EXPECT_NE(registry.find("family_b"), nullptr);
+  EXPECT_THAT(unavailable_lines(registry),
+              ::testing::Contains("family entry a: not loaded: it ended the runner's plugin probe (`opcert list` says how)"));
+}
+
 TEST(PluginSearchPath, EnvironmentDirectoriesComeBeforeExtraOnes) {
   {
     ScopedPluginPath env("/env/a::/env/b");

@@ -4,47 +4,27 @@ found through their entry points, run and judged like any backend (docs/PYTHON.m
 Run by CTest with the interpreter the bridge embeds: OPCERT_BINARY, OPCERT_SOURCE_DIR."""
 
 import json
-import os
 import re
-import subprocess
-import sys
 import tempfile
 import unittest
 from pathlib import Path
 
-OPCERT = os.environ.get("OPCERT_BINARY", "")
-SOURCE = Path(os.environ.get("OPCERT_SOURCE_DIR", Path(__file__).resolve().parents[2]))
-PACKAGES = Path(__file__).resolve().parent / "packages"
-
-
-def pip_available() -> bool:
-    return subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True).returncode == 0
+from bridge_venv import PACKAGES, SOURCE, make_venv, run_opcert
 
 
 class BridgeEndToEnd(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        if not pip_available():
-            raise unittest.SkipTest(f"{sys.executable} has no pip (Debian: python3-pip)")
         cls.tmp = tempfile.TemporaryDirectory(prefix="opcert-python-")
-        cls.venv = Path(cls.tmp.name) / "venv"
-        # A virtual environment on the embedded interpreter that sees its torch, as a user makes one.
-        subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(cls.venv)],
-                       check=True)
         packages = [SOURCE / "examples" / "python-torch-backend", PACKAGES / "broken", PACKAGES / "mutant"]
-        install = subprocess.run([sys.executable, "-m", "pip", "--python", str(cls.venv / "bin" / "python"), "install",
-                                  "--no-deps", "--no-index", *map(str, packages)], capture_output=True, text=True)
-        if install.returncode != 0:
-            raise AssertionError(f"pip install failed:\n{install.stdout}\n{install.stderr}")
+        cls.venv = make_venv(Path(cls.tmp.name), packages)
 
     @classmethod
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
     def opcert(self, *args, env=None):
-        environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-        environment.update({"VIRTUAL_ENV": str(self.venv), **(env or {})})
-        return subprocess.run([OPCERT, *args], capture_output=True, text=True, env=environment, timeout=900)
+        return run_opcert(self.venv, *args, env=env)
 
     def run_suite(self, backend, *flags):
         out = Path(tempfile.mkdtemp(dir=self.tmp.name))

@@ -1,0 +1,1 @@
+"""Backends that end the process at import, one module each (see pyproject.toml)."""
