@@ -1,5 +1,6 @@
 #include "reports/alignment.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -14,6 +15,16 @@ std::string place_of(const CaseResult& r) {
 }
 
 }  // namespace
+
+std::optional<double> floored_alignment_ratio(double own_rmse, double peer_rmse, double bound_rms, int64_t elements) {
+  const double floor = std::isfinite(bound_rms) && elements > 0
+                           ? kAlignmentFloor * bound_rms / std::sqrt(static_cast<double>(elements))
+                           : 0.0;
+  const double own = std::max(own_rmse, floor), peer = std::max(peer_rmse, floor);
+  if (peer != 0.0) return own / peer;
+  if (own == 0.0) return 1.0;
+  return std::nullopt;
+}
 
 void fill_alignment(std::vector<CaseResult>& results, const std::string& peer_backend) {
   if (peer_backend.empty()) return;
@@ -34,11 +45,8 @@ void fill_alignment(std::vector<CaseResult>& results, const std::string& peer_ba
     r.peer_rmse = peer;
     r.alignment_ratio.reset();
     if (r.metrics.empty() || !std::isfinite(peer)) continue;
-    const double own = r.metrics.front().rmse;
-    if (peer != 0.0)
-      r.alignment_ratio = own / peer;
-    else if (own == 0.0)
-      r.alignment_ratio = 1.0;
+    const TensorMetrics& own = r.metrics.front();
+    r.alignment_ratio = floored_alignment_ratio(own.rmse, peer, own.bound_rms, own.checked);
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include "model/case_result_json.h"
 #include "reports/bench_record_json.h"
+#include "reports/coverage.h"
 #include "reports/number_format.h"
 #include "reports/report_writer.h"
 #include "reports/run_summary.h"
@@ -28,7 +29,32 @@ json backend_json(const BackendRecord& b) {
           {"library_path", string_or_null(b.library_path)},
           {"sha256", string_or_null(b.sha256)},
           {"package", package_json(b.package)},
-          {"peer", b.peer}};
+          {"peer", b.peer},
+          {"ops", b.ops}};
+}
+
+json plan_json(const RunReport& report) {
+  json plan = json::array();
+  for (const auto& p : report.plan) plan.push_back({{"op", p.op}, {"dtype", p.dtype}, {"cases", p.cases}});
+  return plan;
+}
+
+// Per backend: the plan's pairs it covered, those it did not and why, its skips per class.
+json coverage_json(const RunReport& report) {
+  json coverage = json::object();
+  for (const auto& c : coverage_of(report)) {
+    json missing = json::array();
+    for (const auto& p : c.missing())
+      missing.push_back({{"op", p.op}, {"dtype", p.dtype}, {"cases", p.cases}, {"why", p.missing}});
+    json skipped = json::object();
+    for (const auto& [reason, n] : c.skipped) skipped[reason.empty() ? "unclassified" : reason] = n;
+    coverage[c.backend] = {{"peer", c.peer},
+                           {"plan_pairs", c.pairs.size()},
+                           {"covered_pairs", c.covered()},
+                           {"missing", missing},
+                           {"skipped", skipped}};
+  }
+  return coverage;
 }
 
 json summary_json(const RunReport& report) {
@@ -94,6 +120,8 @@ json report_to_json(const RunReport& report) {
           {"environment", report.environment.is_object() ? report.environment : json::object()},
           {"backends", backends},
           {"summary", summary_json(report)},
+          {"plan", plan_json(report)},
+          {"coverage", coverage_json(report)},
           {"results", results},
           {"exit_code", report.exit_code}};
   if (report.ranks) j["ranks"] = {{"count", *report.ranks}, {"launcher", report.launcher}};

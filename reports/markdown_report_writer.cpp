@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "reports/coverage.h"
 #include "reports/number_format.h"
 #include "reports/report_writer.h"
 #include "reports/result_text.h"
@@ -95,6 +96,22 @@ std::string table(const RunReport& report) {
   return md;
 }
 
+// Per backend: the plan's (op, dtype) pairs it ran a case of, the others and why, its skips by class.
+std::string coverage_section(const RunReport& report) {
+  const auto coverage = coverage_of(report);
+  if (coverage.empty()) return "";
+  std::string md =
+      "\n## Coverage\n\nThe (op, dtype) pairs of the plan each backend ran at least one case of, the others "
+      "with why, and its skipped cases grouped by reason.\n\n"
+      "| backend | pairs run | not covered | skipped |\n|---|---:|---|---|\n";
+  for (const auto& c : coverage) {
+    const std::string missing = missing_pairs_text(c.missing()), skips = skip_groups_text(c.skipped);
+    md += fmt::format("| {} | {} of {} | {} | {} |\n", cell(c.peer ? c.backend + " (peer)" : c.backend), c.covered(),
+                      c.pairs.size(), missing.empty() ? "none" : cell(missing), skips.empty() ? "none" : cell(skips));
+  }
+  return md;
+}
+
 std::string case_entry(const CaseResult& r) {
   std::string md = fmt::format("- **{}** {} {} {}", status_name(r.status), code(r.backend), code(r.op), code(r.case_id));
   if (!r.impl_key.empty()) md += fmt::format(" (impl {})", code(r.impl_key));
@@ -118,12 +135,22 @@ std::string case_entry(const CaseResult& r) {
 }
 
 std::string markdown_document(const RunReport& report) {
-  std::string md = "# opcert conformance report\n\n" + facts(report) + "\n## Results\n\n" + table(report);
-  std::string failing, skipped;
+  std::string md = "# opcert conformance report\n\n" + facts(report) + "\n## Results\n\n" + table(report) + coverage_section(report);
+  std::string failing;
+  std::vector<std::pair<std::string, std::string>> skipped_by_reason;  // class, its entries; in order of appearance
   for (const auto& r : report.results) {
     if (r.status == Status::kPassed) continue;
-    (r.status == Status::kSkipped ? skipped : failing) += case_entry(r);
+    if (r.status != Status::kSkipped) {
+      failing += case_entry(r);
+      continue;
+    }
+    auto it = std::find_if(skipped_by_reason.begin(), skipped_by_reason.end(), [&](const auto& g) { return g.first == r.skip_reason; });
+    if (it == skipped_by_reason.end()) it = skipped_by_reason.insert(skipped_by_reason.end(), {r.skip_reason, ""});
+    it->second += case_entry(r);
   }
+  std::string skipped;
+  for (const auto& [reason, entries] : skipped_by_reason)
+    skipped += fmt::format("### {}\n\n{}\n", skip_reason::phrase(reason), entries);
   md += "\n## Cases that did not pass\n\n" + (failing.empty() ? std::string("None.\n") : failing);
   if (!skipped.empty()) md += "\n## Skipped cases\n\n" + skipped;
   return md;

@@ -24,6 +24,8 @@ BackendRecord backend_from(const json& b) {
                   text_of(b, "library_path"), text_of(b, "sha256"),  b.value("peer", false)};
   if (const auto p = b.find("package"); p != b.end() && p->is_object())
     r.package = {text_of(*p, "name"), text_of(*p, "version"), text_of(*p, "sha256")};
+  for (const auto& op : b.value("ops", json::array()))  // since 2.7
+    if (op.is_string()) r.ops.push_back(op.get<std::string>());
   return r;
 }
 
@@ -87,6 +89,8 @@ RunReport run_report_from_json(const nlohmann::json& doc, const std::string& sou
     r.complete = doc.value("complete", true);
     r.environment = doc.value("environment", json(nullptr));
     for (const auto& b : doc.value("backends", json::array())) r.backends.push_back(backend_from(b));
+    for (const auto& p : doc.value("plan", json::array()))  // since 2.7
+      r.plan.push_back({text_of(p, "op"), text_of(p, "dtype"), p.value("cases", int64_t{0})});
     for (const auto& res : doc.value("results", json::array())) r.results.push_back(case_result_from_json(res));
     for (const auto& b : doc.value("benchmarks", json::array())) r.benchmarks.push_back(bench_record_from_json(b));
     r.bench_settings = doc.value("bench_settings", json(nullptr));

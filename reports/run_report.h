@@ -25,6 +25,16 @@ struct BackendRecord {
   /// The package its code comes from, where the library is a bridge (a Python backend's
   /// distribution): name, version and SHA-256 over its files; empty otherwise.
   PackageIdentity package;
+  /// The ops it has at least one implementation of, whatever --impl selected (schema 2.7): what
+  /// coverage (reports/coverage.h) tells "no implementation" from "declined" by.
+  std::vector<std::string> ops;
+};
+
+/// One (op, dtype) pair of a run's plan: how many of the selected cases have that op and declared dtype.
+struct PlannedPair {
+  std::string op;
+  std::string dtype;
+  int64_t cases = 0;
 };
 
 struct RunReport {
@@ -48,6 +58,9 @@ struct RunReport {
   bool complete = true;       // false when the run was interrupted
   nlohmann::json environment; // host, CPU, GPU, driver, library versions, git commit (reports/environment.h)
   std::vector<BackendRecord> backends;
+  /// The (op, dtype) pairs of the selected cases, in the order they first appear in the suite;
+  /// empty in reports before schema 2.7 (their coverage is unknown).
+  std::vector<PlannedPair> plan;
   std::vector<CaseResult> results;  // alignment ratios filled in
   /// `opcert bench`: every benchmark's record, the bench's settings, and the context bench.json
   /// records (Google Benchmark's, or the sweep's).

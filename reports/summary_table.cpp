@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "reports/coverage.h"
 #include "reports/number_format.h"
 #include "reports/run_summary.h"
 
@@ -30,6 +31,20 @@ const char* status_color(Status s) {
 std::string right(const std::string& text, size_t width, const char* color = nullptr) {
   const std::string padded = fmt::format("{:>{}}", text, width);
   return color == nullptr ? padded : std::string(color) + padded + "\x1b[0m";
+}
+
+// Per backend, how many (op, dtype) pairs of the plan it ran, the others with why, and its skips by class.
+std::string coverage_lines(const RunReport& report) {
+  const auto coverage = coverage_of(report);
+  if (coverage.empty()) return "";
+  std::string out = "\ncoverage (op x dtype pairs of the plan with a case run):\n";
+  for (const auto& c : coverage) {
+    out += fmt::format("  {}{}: {} of {}", c.backend, c.peer ? " (peer)" : "", c.covered(), c.pairs.size());
+    if (const auto missing = missing_pairs_text(c.missing()); !missing.empty()) out += "; not covered: " + missing;
+    if (const auto skips = skip_groups_text(c.skipped); !skips.empty()) out += "; skipped: " + skips;
+    out += "\n";
+  }
+  return out;
 }
 
 }  // namespace
@@ -70,7 +85,7 @@ std::string console_summary_table(const RunReport& report, bool color) {
     line += "  " + right(r.worst_alignment, align_w);
     out += line + "\n";
   }
-  return out;
+  return out + coverage_lines(report);
 }
 
 }  // namespace opcert

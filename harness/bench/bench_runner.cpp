@@ -306,6 +306,7 @@ std::optional<CaseResult> unsupported(BackendHandle& backend, const std::string&
     const std::string too_big = answer.supported ? admission_refusal(case_footprint(c), memory_limits(device, max_memory)) : "";
     if (answer.supported && too_big.empty()) return std::nullopt;
     r.status = Status::kSkipped;
+    r.skip_reason = !too_big.empty() ? skip_reason::kTooBig : skip_reason::kDeclined;
     r.message = !too_big.empty() ? too_big : answer.reason.empty() ? "unsupported" : answer.reason;
   } catch (const std::exception& e) {
     r.status = Status::kError;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -11,6 +12,7 @@
 #include "certify/bundle_checksums.h"
 #include "certify/bundle_signature.h"
 #include "certify/certificate_rule.h"
+#include "reports/coverage.h"
 #include "reports/json_report_writer.h"
 #include "reports/report_reader.h"
 #include "reports/report_writer.h"
@@ -65,6 +67,37 @@ json devices_of(const std::vector<CaseResult>& results, const BundleInputs& in, 
   return devices;
 }
 
+// One (op, dtype) pair of the plan over every suite: its cases, those run, those failing, and why
+// none ran (reports/coverage.h) when none did.
+struct PlanPair {
+  std::string op, dtype;
+  int64_t cases = 0, ran = 0, failing = 0;
+  std::string missing;
+};
+
+void add_coverage(std::vector<PlanPair>& pairs, const RunReport& report, const BundleInputs& in) {
+  for (const auto& c : coverage_of(report)) {
+    if (c.backend != in.backend) continue;
+    for (const auto& p : c.pairs) {
+      auto it = std::find_if(pairs.begin(), pairs.end(), [&](const PlanPair& q) { return q.op == p.op && q.dtype == p.dtype; });
+      if (it == pairs.end()) it = pairs.insert(pairs.end(), PlanPair{p.op, p.dtype, 0, 0, 0, p.missing});
+      else if (it->missing != p.missing) it->missing = it->missing.empty() || p.missing.empty() ? "" : "mixed";
+      it->cases += p.cases;
+      it->ran += p.ran;
+    }
+  }
+  for (const auto& r : report.results)
+    if (r.backend == in.backend && in.plan.fail_statuses.contains(r.status))
+      for (auto& p : pairs)
+        if (p.op == r.op && p.dtype == r.dtype) ++p.failing;
+}
+
+// Why a pair is not certified, "" when it is: run, and none of its results failing.
+std::string uncertified_because(const PlanPair& p) {
+  if (p.ran == 0) return p.missing.empty() ? "not run" : p.missing;
+  return p.failing > 0 ? "failing" : "";
+}
+
 }  // namespace
 
 Certificate write_bundle(const fs::path& bundle, const BundleInputs& in) {
@@ -77,8 +110,10 @@ Certificate write_bundle(const fs::path& bundle, const BundleInputs& in) {
   std::map<std::string, std::map<std::string, int>> by_op;  // op -> status -> results
   std::string rows;
   std::vector<CaseResult> certified_results;  // for the devices they ran on
+  std::vector<PlanPair> plan_pairs;
   for (const auto& s : in.suites) {
     const RunReport report = read_run_report(bundle / s.report_dir);
+    add_coverage(plan_pairs, report, in);
     if (environment.is_null()) {
       environment = report.environment;
       backend = backend_of(report, in.backend);
@@ -117,6 +152,21 @@ Certificate write_bundle(const fs::path& bundle, const BundleInputs& in) {
       not_implemented += (not_implemented.empty() ? "" : ", ") + op;
     }
   }
+  // The plan's (op, dtype) pairs: how many are certified, and why each other one is not.
+  json missing_pairs = json::array();
+  std::string missing_text;
+  for (const auto& p : plan_pairs) {
+    const std::string why = uncertified_because(p);
+    if (why.empty()) continue;
+    missing_pairs.push_back({{"op", p.op}, {"dtype", p.dtype}, {"cases", p.cases}, {"why", why}});
+    const std::string phrase = why == "failing" ? fmt::format("{} failing", p.failing)
+                               : why == "mixed"  ? "every case skipped"
+                                                 : std::string(skip_reason::phrase(why));
+    missing_text += fmt::format("{}{} ({})", missing_text.empty() ? "" : ", ", pair_name(p.op, p.dtype), phrase);
+  }
+  const std::size_t certified_pairs = plan_pairs.size() - missing_pairs.size();
+  cert.plan_pairs = plan_pairs.size();
+  cert.certified_pairs = certified_pairs;
   fs::copy_file(in.plan.path, bundle / "plan.json", fs::copy_options::overwrite_existing);
   json signing = nullptr;
   if (!in.sign_key.empty())
@@ -135,6 +185,7 @@ Certificate write_bundle(const fs::path& bundle, const BundleInputs& in) {
       {"plan", {{"name", in.plan.name}, {"file", "plan.json"}, {"sha256", in.plan.sha256}, {"fail_statuses", fail_statuses}}},
       {"suites", suites},
       {"coverage", coverage},
+      {"pair_coverage", {{"certified", certified_pairs}, {"of", plan_pairs.size()}, {"missing", missing_pairs}}},
       {"opcert", {{"version", opcert_version}, {"git_commit", git_commit}, {"abi", in.abi_version}}},
       {"machine", machine_of(environment)},
       {"devices", devices},
@@ -149,6 +200,10 @@ Certificate write_bundle(const fs::path& bundle, const BundleInputs& in) {
   summary += fmt::format("Backend `{}` {}, opcert {} ({}), ABI {}. Started {}, finished {}.\n\n", in.backend,
                          backend.value("version", std::string()), opcert_version, git_commit, in.abi_version,
                          in.started_at, in.finished_at);
+  if (!plan_pairs.empty()) {
+    summary += fmt::format("Certified {} of {} op x dtype pairs of the plan", certified_pairs, plan_pairs.size());
+    summary += missing_text.empty() ? ".\n\n" : fmt::format("; not certified for: {}.\n\n", missing_text);
+  }
   std::string device_list;
   for (const auto& d : devices)
     device_list += fmt::format("{}{}{}: device {} ({})", device_list.empty() ? "" : "; ",

@@ -44,6 +44,9 @@ struct Certificate {
   int failing_results = 0;   ///< results of the backend whose status the plan fails
   int results = 0;
   std::string reason;        ///< why not certified, in one line
+  /// The (op, dtype) pairs of the plan, and those certified: run, none of their results failing.
+  std::size_t plan_pairs = 0;
+  std::size_t certified_pairs = 0;
 };
 
 /// Writes manifest.json, plan.json and summary.md beside the reports already in `bundle`, then

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "model/scalar_codec.h"
 
 namespace opcert {
@@ -90,6 +92,7 @@ bool RoundingCheck::observe(std::size_t k, int64_t index, double got, double exp
     ++decisive_;
     misrounded = got != held;
     misrounded_ += misrounded;
+    if (misrounded) note_misrounding(dtype, got, expected, held);
   }
   if (tolerance_.rule != OutputTolerance::Rule::kBound || expected == 0.0) return misrounded;
   const double spacing = grid_spacing(dtype, expected);
@@ -107,10 +110,25 @@ bool RoundingCheck::observe(std::size_t k, int64_t index, double got, double exp
   return misrounded;
 }
 
+void RoundingCheck::note_misrounding(opcert_dtype dtype, double got, double expected, double held) {
+  const int64_t ulps = ulp_distance(dtype, got, held);
+  if (ulps <= worst_misrounded_ulp_) return;
+  worst_misrounded_ulp_ = ulps;
+  const double spacing = grid_spacing(dtype, expected);
+  worst_misrounded_exact_ulp_ = spacing > 0.0 ? std::fabs(got - expected) / spacing : 0.0;
+}
+
+std::string describe_misrounding(const RoundingMetrics& r) {
+  return fmt::format("not round-to-nearest-even: {} ulp from the correctly rounded value, {:.3g} ulp from the exact value",
+                     r.worst_misrounded_ulp, r.worst_misrounded_exact_ulp);
+}
+
 RoundingMetrics RoundingCheck::finish() const {
   RoundingMetrics r;
   r.decisive = decisive_;
   r.misrounded = misrounded_;
+  r.worst_misrounded_ulp = worst_misrounded_ulp_;
+  r.worst_misrounded_exact_ulp = worst_misrounded_exact_ulp_;
   r.bias_elements = static_cast<int64_t>(value_errors_.size());
   if (value_errors_.size() < kBiasMinElements) return r;
   // Without groups every element is its own, and batches cut anywhere; with them, whole groups.

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "model/case_result.h"
@@ -17,6 +18,10 @@ namespace opcert {
 /// computation can miss by at most `noise`: true where x - noise and x + noise round alike, and
 /// always where noise is 0 (the value before rounding is exact, so a tie is decided too).
 bool rounding_is_decided(opcert_dtype dtype, double x, double noise);
+
+/// What a misrounded element did, for a vendor: "not round-to-nearest-even: 1 ulp from the
+/// correctly rounded value, 1.39 ulp from the exact value", of RoundingMetrics' worst misrounding.
+std::string describe_misrounding(const RoundingMetrics& rounding);
 
 class RoundingCheck {
  public:
@@ -31,10 +36,15 @@ class RoundingCheck {
   RoundingMetrics finish() const;
 
  private:
+  // Keeps the misrounded element farthest (in ulps) from its correctly rounded value, the first of equals.
+  void note_misrounding(opcert_dtype dtype, double got, double expected, double held);
+
   const OutputTolerance& tolerance_;
   bool enabled_;
   int64_t decisive_ = 0;
   int64_t misrounded_ = 0;
+  int64_t worst_misrounded_ulp_ = 0;
+  double worst_misrounded_exact_ulp_ = 0.0;
   // Signed errors in spacings of the output dtype, in the order observed (contiguous elements
   // share intermediates, so the standard error comes from the means of contiguous batches of
   // whole groups: OutputTolerance::bias_group).

@@ -49,6 +49,8 @@ json backend_json(const BackendHandle& b, const PlatformCatalog& platforms) {
   for (const auto& i : b.implementations())
     impls.push_back({{"key", i.key}, {"op", i.op}, {"description", i.description},
                      {"status", "available"}, {"production_on", production_on(platforms, i)}});
+  json warnings = json::array();
+  if (const auto abi = b.source().abi_declaration_mismatch(b.abi_major(), b.abi_minor()); !abi.empty()) warnings.push_back(abi);
   return {{"name", b.name()},
           {"version", b.version()},
           {"vendor", b.vendor()},
@@ -58,7 +60,8 @@ json backend_json(const BackendHandle& b, const PlatformCatalog& platforms) {
           {"collectives", b.has_collectives()},
           {"source", source_json(b.source(), b.package())},
           {"devices", devices},
-          {"implementations", impls}};
+          {"implementations", impls},
+          {"warnings", warnings}};
 }
 
 }  // namespace
@@ -99,6 +102,7 @@ std::string render_list_text(const json& doc) {
                            std::filesystem::path(src["library_path"].get<std::string>()).filename().string());
     out += fmt::format("  {} {}  ABI {}  [{}]\n", b["name"].get<std::string>(), b["version"].get<std::string>(),
                        b["abi_version"].get<std::string>(), origin);
+    for (const auto& w : b["warnings"]) out += fmt::format("    warning: {}\n", w.get<std::string>());
     if (!b["description"].get<std::string>().empty())
       out += fmt::format("    {}\n", b["description"].get<std::string>());
     for (const auto& d : b["devices"])

@@ -145,9 +145,11 @@ void add_certify_verb(CLI::App& app, int& exit_code) {
       return;
     }
     const Certificate cert = write_bundle(bundle, inputs);
-    fmt::print("opcert certify: {} {} on plan {}: {} results{}; bundle in {}\n", certified,
-               cert.certified ? "CERTIFIED" : "NOT CERTIFIED", plan.name, cert.results,
-               cert.reason.empty() ? "" : " (" + cert.reason + ")", bundle.string());
+    fmt::print("opcert certify: {} {} on plan {}: {} results{}; certified {} of {} op x dtype pairs of the plan; "
+               "bundle in {}\n",
+               certified, cert.certified ? "CERTIFIED" : "NOT CERTIFIED", plan.name, cert.results,
+               cert.reason.empty() ? "" : " (" + cert.reason + ")", cert.certified_pairs, cert.plan_pairs,
+               bundle.string());
     exit_code = devices.share_exit_code(inputs.suites.size() < suites.size() ? kExitInterrupted
                                         : cert.certified                  ? kExitOk
                                                                           : kExitCheckFailed);

@@ -8,4 +8,10 @@ std::string BackendSource::describe() const {
   return origin.empty() ? library_path : origin;
 }
 
+std::string BackendSource::abi_declaration_mismatch(int reported_major, int reported_minor) const {
+  const std::string reported = std::to_string(reported_major) + "." + std::to_string(reported_minor);
+  if (declared_abi.empty() || declared_abi == reported) return "";
+  return "its manifest declares ABI " + declared_abi + ", the library reports " + reported;
+}
+
 }  // namespace opcert

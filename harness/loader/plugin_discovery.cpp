@@ -84,10 +84,12 @@ class PluginLoader {
       return;
     }
     if (!manifest.python_entry.empty()) return load_python_manifest(manifest);
-    load_library(manifest.library_path, path, manifest.backend_name);
+    load_library(manifest.library_path, path, manifest.backend_name,
+                 std::to_string(manifest.abi_major) + "." + std::to_string(manifest.abi_minor));
   }
 
-  void load_library(const std::string& library, const std::string& manifest_path, const std::string& declared_name) {
+  void load_library(const std::string& library, const std::string& manifest_path, const std::string& declared_name,
+                    const std::string& declared_abi = "") {
     const std::string where = manifest_path.empty() ? library : manifest_path;
     auto opened = open(library, where, /*reached_again_is_silent=*/true);
     if (!opened) return;
@@ -95,6 +97,7 @@ class PluginLoader {
     // A library of several backends names each itself; a manifest's one name cannot check them.
     if (BackendHandle::lists_backends(opened->api)) return add_listed(*opened, where);
     opened->source.declared_name = declared_name;
+    opened->source.declared_abi = declared_abi;
     add(*opened, opened->source);
   }
 

@@ -9,6 +9,7 @@
 
 #include "model/case.h"
 #include "model/device_tag.h"
+#include "model/skip_reason.h"
 #include "model/status.h"
 
 namespace opcert {
@@ -27,6 +28,11 @@ struct RoundingMetrics {
   /// rounding boundary than a conforming computation's error can reach. Each must hold that value.
   int64_t decisive = 0;
   int64_t misrounded = 0;        // of those, elements that do not
+  /// The misrounded element farthest from its correctly rounded value (the first of equals): how
+  /// many ulps of the output dtype it is from that value, and from the exact value in spacings there
+  /// (schema 2.7; 0 with none misrounded).
+  int64_t worst_misrounded_ulp = 0;
+  double worst_misrounded_exact_ulp = 0.0;
   /// The test of biased rounding: the mean signed error, in spacings of the output dtype, of the
   /// elements whose error is the final rounding's (a conforming computation's own error is
   /// under a sixteenth of a spacing there).
@@ -57,6 +63,9 @@ struct TensorMetrics {
   double cosine = 1.0;
   int64_t max_ulp = 0;            // in the output dtype; 0 for integer outputs' exact match
   double error_ratio = 0.0;       // max |got - expected| / bound: < 1 passes
+  /// The RMS of the elements' bounds, where a bound in the output's units judges them (schema 2.7):
+  /// the scale the alignment ratio is floored at (docs/TOLERANCES.md); 0 for exact and code rules.
+  double bound_rms = 0.0;
   double zero_fraction = 0.0;     // fraction of exact zeros in the output (MISTRUSTED check)
   WorstElement worst;
   RoundingMetrics rounding;
@@ -71,6 +80,8 @@ struct CaseResult {
   std::string dtype;        // the case's declared dtype (Case::dtype): reports, tolerance overrides
   Status status = Status::kError;
   std::string message;      // why: the skip reason, the error, the first failing check
+  /// SKIPPED only: the class of the skip (model/skip_reason.h), "" otherwise and in reports before 2.7.
+  std::string skip_reason;
   std::vector<TensorMetrics> metrics;
   bool sampled = false;     // the reference was computed on a sample of the outputs
   bool out_of_bounds_write = false;

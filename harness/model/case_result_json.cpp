@@ -50,7 +50,9 @@ json rounding_json(const RoundingMetrics& r) {
           {"bias_z", number_to_json(r.bias_z)},
           {"bias_batches", r.bias_batches},
           {"bias_confidence", number_to_json(1.0 - r.bias_chance())},
-          {"biased", r.biased}};
+          {"biased", r.biased},
+          {"worst_misrounded_ulp", r.worst_misrounded_ulp},
+          {"worst_misrounded_exact_ulp", number_to_json(r.worst_misrounded_exact_ulp)}};
 }
 
 RoundingMetrics rounding_from(const json& j) {
@@ -63,6 +65,10 @@ RoundingMetrics rounding_from(const json& j) {
   r.bias_z = number_from(field(j, "bias_z"), "rounding.bias_z");  // bias_confidence follows from it
   if (j.contains("bias_batches")) r.bias_batches = integer_field<int64_t>(j, "bias_batches");  // since 2.5
   r.biased = field(j, "biased").get<bool>();
+  if (j.contains("worst_misrounded_ulp")) {  // since 2.7
+    r.worst_misrounded_ulp = integer_field<int64_t>(j, "worst_misrounded_ulp");
+    r.worst_misrounded_exact_ulp = number_from(field(j, "worst_misrounded_exact_ulp"), "rounding.worst_misrounded_exact_ulp");
+  }
   return r;
 }
 
@@ -79,6 +85,7 @@ json metrics_json(const TensorMetrics& m) {
           {"cosine", number_to_json(m.cosine)},
           {"max_ulp", m.max_ulp},
           {"error_ratio", number_to_json(m.error_ratio)},
+          {"bound_rms", number_to_json(m.bound_rms)},
           {"zero_fraction", number_to_json(m.zero_fraction)},
           {"worst",
            {{"index", m.worst.index},
@@ -103,6 +110,7 @@ TensorMetrics metrics_from(const json& j) {
   m.max_ulp = integer_field<int64_t>(j, "max_ulp");
   m.error_ratio = number_from(field(j, "error_ratio"), "error_ratio");
   m.zero_fraction = number_from(field(j, "zero_fraction"), "zero_fraction");
+  if (j.contains("bound_rms")) m.bound_rms = number_from(field(j, "bound_rms"), "bound_rms");  // since 2.7
   const json& w = field(j, "worst");
   m.worst.index = integer_field<int64_t>(w, "index");
   m.worst.got = number_from(field(w, "got"), "worst.got");
@@ -132,6 +140,7 @@ json to_json(const CaseResult& r) {
             {"repro", r.repro}};
   j["peer_rmse"] = r.peer_rmse ? number_to_json(*r.peer_rmse) : json(nullptr);
   j["alignment_ratio"] = r.alignment_ratio ? number_to_json(*r.alignment_ratio) : json(nullptr);
+  if (!r.skip_reason.empty()) j["skip_reason"] = r.skip_reason;
   if (r.rank) j["rank"] = *r.rank;
   if (r.device) j["device"] = {{"index", r.device->index}, {"name", r.device->name}, {"host", r.device->host}};
   return j;
@@ -158,6 +167,7 @@ CaseResult case_result_from_json(const json& j) {
   if (auto it = j.find("peer_rmse"); it != j.end() && !it->is_null()) r.peer_rmse = number_from(*it, "peer_rmse");
   if (auto it = j.find("alignment_ratio"); it != j.end() && !it->is_null())
     r.alignment_ratio = number_from(*it, "alignment_ratio");
+  if (auto it = j.find("skip_reason"); it != j.end() && it->is_string()) r.skip_reason = it->get<std::string>();
   if (auto it = j.find("rank"); it != j.end() && !it->is_null()) r.rank = integer_field<int>(j, "rank");
   if (auto it = j.find("device"); it != j.end() && !it->is_null()) {
     if (!it->is_object()) throw std::runtime_error("result field 'device' is not an object");

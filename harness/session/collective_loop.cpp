@@ -42,6 +42,7 @@ void run_backend_steps(const CollectiveLoop& loop, RankSession& session, World& 
       loop.body(run);
     } else if (prepared) {
       result.status = Status::kSkipped;
+      result.skip_reason = skip_reason::kNotRunnable;
       result.message = fmt::format("not run: another rank could not run the {} (its result says why)", loop.what);
     }
     session.end_step();

@@ -26,6 +26,10 @@ std::unique_ptr<PreparedCase> PreparedCase::prepare(BackendHandle& backend, cons
     early.message = std::move(message);
     return nullptr;
   };
+  const auto skip = [&](std::string_view reason, std::string message) {
+    early.skip_reason = reason;
+    return fail(Status::kSkipped, std::move(message));
+  };
   if (options.device_index < 0 || static_cast<std::size_t>(options.device_index) >= backend.devices().size())
     return fail(Status::kError, fmt::format("backend '{}' has no device {}", backend.name(), options.device_index));
   const opcert_device device = backend.devices()[static_cast<std::size_t>(options.device_index)].device;
@@ -33,7 +37,7 @@ std::unique_ptr<PreparedCase> PreparedCase::prepare(BackendHandle& backend, cons
   std::unique_ptr<PreparedCase> p(new PreparedCase(backend, impl_key, c, device, options));
   try {
     const SupportAnswer answer = backend.query(p->call_.call());
-    if (!answer.supported) return fail(Status::kSkipped, answer.reason.empty() ? "unsupported" : answer.reason);
+    if (!answer.supported) return skip(skip_reason::kDeclined, answer.reason.empty() ? "unsupported" : answer.reason);
   } catch (const std::exception& e) {
     return fail(Status::kError, fmt::format("query_op failed: {}", e.what()));
   }
@@ -41,7 +45,7 @@ std::unique_ptr<PreparedCase> PreparedCase::prepare(BackendHandle& backend, cons
   // allocate until the timeout or the OOM killer ends it.
   const MemoryLimits limits =
       memory_limits(backend.devices()[static_cast<std::size_t>(options.device_index)], options.max_memory);
-  if (const std::string why = admission_refusal(case_footprint(c), limits); !why.empty()) return fail(Status::kSkipped, why);
+  if (const std::string why = admission_refusal(case_footprint(c), limits); !why.empty()) return skip(skip_reason::kTooBig, why);
   try {
     for (const auto& spec : c.inputs) p->inputs_.push_back(generate_input(spec, c.seed, c.id));
   } catch (const std::exception& e) {

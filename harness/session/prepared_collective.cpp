@@ -34,16 +34,20 @@ std::unique_ptr<PreparedCollective> PreparedCollective::prepare(BackendHandle& b
     early.message = std::move(message);
     return nullptr;
   };
+  const auto skip = [&](std::string_view reason, std::string message) {
+    early.skip_reason = reason;
+    return fail(Status::kSkipped, std::move(message));
+  };
   std::unique_ptr<PreparedCollective> p;
   try {
     p.reset(new PreparedCollective(backend, impl_key, c, device, place));
   } catch (const std::exception& e) {
     return fail(Status::kError, fmt::format("not a collective case: {}", e.what()));
   }
-  if (const std::string why = collective_unrunnable(p->spec_, place.ranks); !why.empty()) return fail(Status::kSkipped, why);
+  if (const std::string why = collective_unrunnable(p->spec_, place.ranks); !why.empty()) return skip(skip_reason::kNotRunnable, why);
   try {
     const SupportAnswer answer = backend.query(p->call_->call());
-    if (!answer.supported) return fail(Status::kSkipped, answer.reason.empty() ? "unsupported" : answer.reason);
+    if (!answer.supported) return skip(skip_reason::kDeclined, answer.reason.empty() ? "unsupported" : answer.reason);
   } catch (const std::exception& e) {
     return fail(Status::kError, fmt::format("query_op failed: {}", e.what()));
   }

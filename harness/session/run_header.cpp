@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <random>
 
+#include "session/job_list.h"
 #include "session/run_paths.h"
 
 namespace opcert {
@@ -30,7 +32,19 @@ RunReport run_header(const std::string& kind, const std::vector<RunTarget>& targ
   report.run_id = new_run_id();
   report.started_at = now_utc();
   for (const auto& t : targets) report.backends.push_back(backend_record(t));
+  report.plan = planned_pairs(suite.cases, filter_cases(suite.cases, s.filter));
   return report;
+}
+
+std::vector<PlannedPair> planned_pairs(const std::vector<Case>& cases, const std::vector<std::size_t>& selected) {
+  std::vector<PlannedPair> plan;
+  for (const std::size_t i : selected) {
+    const Case& c = cases.at(i);
+    auto it = std::find_if(plan.begin(), plan.end(), [&](const PlannedPair& p) { return p.op == c.op && p.dtype == c.dtype; });
+    if (it == plan.end()) it = plan.insert(plan.end(), PlannedPair{c.op, c.dtype, 0});
+    ++it->cases;
+  }
+  return plan;
 }
 
 }  // namespace opcert

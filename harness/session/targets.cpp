@@ -1,5 +1,7 @@
 #include "session/targets.h"
 
+#include <algorithm>
+
 namespace opcert {
 
 std::vector<BackendPlan> backend_plans(const std::vector<RunTarget>& targets) {
@@ -18,6 +20,8 @@ BackendRecord backend_record(const RunTarget& t) {
   r.sha256 = src.sha256;
   r.package = t.backend->package();
   r.peer = t.peer;
+  for (const auto& impl : t.backend->implementations())
+    if (std::find(r.ops.begin(), r.ops.end(), impl.op) == r.ops.end()) r.ops.push_back(impl.op);
   return r;
 }
 

@@ -305,6 +305,28 @@ TEST_F(Certify, SampledCasesReproduceOnRerun) {
   EXPECT_NE(v.out.find("2 reproduced their verdict"), std::string::npos) << v.out;
 }
 
+// A certificate states its coverage: the plan's op x dtype pairs it certifies, and why not each other one.
+TEST(CertifyCoverage, TheCertificateNamesThePairsOfThePlanItDoesNotCover) {
+  TempDir dir;
+  const std::string plan = write_plan(dir.path(), "coverage", COVERAGE_SUITE, 1);
+  const std::string bundle = dir.path() + "/good";
+  const auto c = run_opcert(std::string("certify --plugin ") + TEST_GOOD_PLUGIN + " --backend test_good --no-peer --plan " +
+                            plan + " --out " + bundle);
+  ASSERT_EQ(c.exit_code, 0) << c.out << c.err;
+  EXPECT_NE(c.out.find("certified 1 of 3 op x dtype pairs of the plan"), std::string::npos) << c.out;
+  const json m = read_json(bundle + "/manifest.json");
+  EXPECT_EQ(m.at("pair_coverage").at("certified"), 1);
+  EXPECT_EQ(m.at("pair_coverage").at("of"), 3);
+  EXPECT_EQ(m.at("pair_coverage").at("missing"),
+            json::parse(R"([{"op": "softmax", "dtype": "fp16", "cases": 1, "why": "declined"},
+                            {"op": "gemm", "dtype": "bf16", "cases": 1, "why": "not_implemented"}])"));
+  EXPECT_NE(read_text(bundle + "/summary.md")
+                .find("Certified 1 of 3 op x dtype pairs of the plan; not certified for: softmax fp16 (declined by the "
+                      "backend), gemm bf16 (no implementation).\n"),
+            std::string::npos)
+      << read_text(bundle + "/summary.md");
+}
+
 TEST_F(Certify, APluginMadeWrongIsNotCertifiedAndItsRerunDoesNotReproduce) {
   const std::string plan = write_plan(dir_->path(), "paced", PACED_SUITE, 3);
   const std::string bundle = dir_->path() + "/paced";

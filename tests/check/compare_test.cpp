@@ -224,6 +224,43 @@ TEST(Rounding, APlatformOverrideTurnsTheChecksOff) {
   EXPECT_EQ(m.mismatches, 0);
 }
 
+// A misrounded element's message says what it did, in ulps, instead of a ratio of "2x" beside a
+// bound its error is within.
+TEST(Rounding, AMisroundedElementIsDescribedInUlpsFromTheCorrectlyRoundedValue) {
+  const Case c = gemm_case(OPCERT_DTYPE_BF16, 16);
+  // bf16 spacing on [4, 8) is 2^-5: 5 + 0.1 spacing rounds to 5; 5 - 1 spacing is one ulp from
+  // it, 1.1 spacings from the exact value, and within the bound 2^-7 |x|.
+  const double exact = 5.0 + 0.1 * 0x1.0p-5;
+  const ReferenceOutput ref = reference("c", {1.0, 2.0, 3.0, exact});
+  const OutputTolerance tol = output_tolerance(c, ref);
+  const TensorMetrics m = compare_output(tensor_of(c.outputs[0], {1.0, 2.0, 3.0, 5.0 - 0x1.0p-5}), ref, tol);
+  EXPECT_EQ(m.rounding.misrounded, 1);
+  EXPECT_EQ(m.rounding.worst_misrounded_ulp, 1);
+  EXPECT_NEAR(m.rounding.worst_misrounded_exact_ulp, 1.1, 1e-9);
+  EXPECT_EQ(m.error_ratio, 2.0);  // the verdict's ratio is unchanged: 1 + the ulps
+  EXPECT_EQ(describe_misrounding(m.rounding),
+            "not round-to-nearest-even: 1 ulp from the correctly rounded value, 1.1 ulp from the exact value");
+  std::string message;
+  EXPECT_EQ(judge({m}, message), Status::kFailed);
+  EXPECT_THAT(message, HasSubstr("worst at [3]: got 4.96875 expected 5.003125 (within its bound 0.0391; not "
+                                 "round-to-nearest-even: 1 ulp from the correctly rounded value, 1.1 ulp from the exact value)"));
+  EXPECT_THAT(message, ::testing::Not(HasSubstr("2x")));
+
+  // Farther from it than its bound, it is not said to be within it.
+  const TensorMetrics far = compare_output(tensor_of(c.outputs[0], {1.0, 2.0, 3.0, 5.0 - 0x1.0p-4}), ref, tol);
+  EXPECT_EQ(judge({far}, message), Status::kFailed);
+  EXPECT_THAT(message, HasSubstr("(bound 0.0391; not round-to-nearest-even: 2 ulp from the correctly rounded value, "
+                                 "2.1 ulp from the exact value)"));
+
+  // An element whose ratio to its bound is the worst keeps that ratio.
+  const ReferenceOutput undecided = reference("c", {1.0, 2.0, 3.0, exact}, {1.0, 2.0, 3.0, 4e5});
+  const TensorMetrics bound_only = compare_output(tensor_of(c.outputs[0], {1.0, 2.0, 3.0, 8.0}), undecided,
+                                                  output_tolerance(c, undecided));
+  EXPECT_EQ(judge({bound_only}, message), Status::kFailed);
+  EXPECT_THAT(message, HasSubstr("x)"));
+  EXPECT_THAT(message, ::testing::Not(HasSubstr("round-to-nearest-even")));
+}
+
 TEST(Compare, NanAndInfMustMatchTheReference) {
   const Case c = gemm_case(OPCERT_DTYPE_F32, 4);
   const ReferenceOutput ref = reference("c", {NAN, INFINITY, 1.0, -INFINITY});

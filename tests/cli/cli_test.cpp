@@ -184,6 +184,20 @@ TEST(Cli, BrokenPluginIsListedAndTheOthersGoOn) {
   EXPECT_NE(all.find("library not found"), std::string::npos) << all;
 }
 
+// A manifest whose abi_version is not what its library reports: listed, with a warning.
+TEST(Cli, ListWarnsOfAManifestDeclaringAnotherAbiThanItsLibrary) {
+  TempDir dir;
+  dir.write("good.json", std::string(R"({"file_format_version": "1.0.0", "backend": {"name": "test_good", "library_path": ")") +
+                             TEST_GOOD_PLUGIN + R"(", "abi_version": "1.0"}})");
+  const auto text = run_opcert("list --backend test_good --plugin-dir " + dir.path());
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("\n    warning: its manifest declares ABI 1.0, the library reports 1.3\n"), std::string::npos) << text.out;
+  const auto j = run_opcert("list --json --backend test_good --plugin-dir " + dir.path());
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const json doc = json::parse(j.out);
+  EXPECT_EQ(doc["backends"][0]["warnings"], json({"its manifest declares ABI 1.0, the library reports 1.3"})) << j.out;
+}
+
 TEST(Cli, PluginPathFromEnvironment) {
   TempDir dir;
   dir.write("absent.json",

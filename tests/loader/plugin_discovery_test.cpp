@@ -75,6 +75,33 @@ TEST_F(PluginDiscovery, GoodPluginLoadsWithProvenance) {
   EXPECT_EQ(s.describe(), good_manifest_);
 }
 
+// A manifest's abi_version that differs from what the library reports is flagged, not refused.
+TEST_F(PluginDiscovery, AManifestDeclaringAnotherAbiThanTheLibraryReportsIsFlagged) {
+  discover();  // good.json declares 1.0; test_good is built against this header
+  ASSERT_EQ(registry_.backends().size(), 1u);
+  const BackendHandle& stale = *registry_.backends()[0];
+  ASSERT_EQ(stale.abi_major(), OPCERT_ABI_VERSION_MAJOR);
+  ASSERT_EQ(stale.abi_minor(), OPCERT_ABI_VERSION_MINOR);
+  ASSERT_NE(OPCERT_ABI_VERSION_MINOR, 0) << "the test needs a header past 1.0";
+  EXPECT_EQ(stale.source().declared_abi, "1.0");
+  EXPECT_EQ(stale.source().abi_declaration_mismatch(stale.abi_major(), stale.abi_minor()),
+            "its manifest declares ABI 1.0, the library reports " + std::to_string(OPCERT_ABI_VERSION_MAJOR) + "." +
+                std::to_string(OPCERT_ABI_VERSION_MINOR));
+
+  opcert::testing::TempDir exact_dir;
+  exact_dir.write("good.json", manifest("test_good", TEST_GOOD_PLUGIN,
+                                        std::to_string(OPCERT_ABI_VERSION_MAJOR) + "." + std::to_string(OPCERT_ABI_VERSION_MINOR)));
+  Registry exact;
+  discover_plugins(exact, {{exact_dir.path().string()}, {}});
+  ASSERT_EQ(exact.backends().size(), 1u);
+  EXPECT_EQ(exact.backends()[0]->source().abi_declaration_mismatch(OPCERT_ABI_VERSION_MAJOR, OPCERT_ABI_VERSION_MINOR), "");
+
+  Registry direct;  // --plugin LIB: no manifest, nothing declared
+  discover_plugins(direct, {{}, {TEST_GOOD_PLUGIN}});
+  ASSERT_EQ(direct.backends().size(), 1u);
+  EXPECT_EQ(direct.backends()[0]->source().abi_declaration_mismatch(OPCERT_ABI_VERSION_MAJOR, OPCERT_ABI_VERSION_MINOR), "");
+}
+
 TEST_F(PluginDiscovery, MalformedManifestNamesLineAndColumn) {
   dir_.write("bad.json", "{\n  \"file_format_version\": \"1.0.0\",\n  oops\n}\n");
   EXPECT_THAT(only_failure("bad.json"), StartsWith(dir_ / "bad.json" + ":3:3: invalid JSON"));

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "reports/run_summary.h"
 #include "sample_report.h"
 
 namespace opcert {
@@ -22,6 +23,37 @@ TEST(FillAlignment, RatioIsOwnRmseOverTorchRmseOfTheSameCase) {
   // The peer itself is left alone.
   EXPECT_FALSE(rs[1].peer_rmse.has_value());
   EXPECT_FALSE(rs[1].alignment_ratio.has_value());
+}
+
+// gemm.fp32.m1.n1.k256 of the issue: one element, the backend's error 0.023 of its bound, the
+// peer's by luck 0.00116 of it; unfloored the ratio was 19.8, and it was the op's worst.
+TEST(FillAlignment, ANearExactErrorOnFewElementsIsFlooredAtASixteenthOfTheBoundOverRootN) {
+  const double bound = 1e-3;
+  const auto bounded = [&](CaseResult r, int64_t elements) {
+    r.metrics.front().bound_rms = bound;
+    r.metrics.front().checked = elements;
+    return r;
+  };
+  std::vector<CaseResult> rs{bounded(result("cpu", "gemm", "m1", Status::kPassed, 0.023 * bound), 1),
+                             bounded(result("torch", "gemm", "m1", Status::kPassed, 0.00116 * bound), 1),
+                             bounded(result("cpu", "gemm", "big", Status::kPassed, 0.04 * bound), 2048),
+                             bounded(result("torch", "gemm", "big", Status::kPassed, 0.01 * bound), 2048)};
+  fill_alignment(rs, "torch");
+  EXPECT_DOUBLE_EQ(rs[0].alignment_ratio.value(), 1.0);  // both under bound / 16: neither is better
+  EXPECT_DOUBLE_EQ(rs[0].peer_rmse.value(), 0.00116 * bound);  // the peer's own figure is kept
+  // Over 2048 elements the floor is bound / (16 sqrt(2048)), 0.0014 of it: the same errors' ratio stands.
+  EXPECT_DOUBLE_EQ(rs[2].alignment_ratio.value(), 4.0);
+  RunReport report;
+  report.results = rs;
+  EXPECT_DOUBLE_EQ(summarize_results(report).front().worst_alignment_ratio.value(), 4.0);
+
+  // Only one of them under the floor: it counts as the floor.
+  EXPECT_DOUBLE_EQ(floored_alignment_ratio(0.5 * bound, 0.001 * bound, bound, 1).value(), 8.0);
+  EXPECT_DOUBLE_EQ(floored_alignment_ratio(0.001 * bound, 0.5 * bound, bound, 1).value(), 0.125);
+  EXPECT_DOUBLE_EQ(floored_alignment_ratio(0.5 * bound, 0.001 * bound, bound, 4).value(), 16.0);  // floor / 2
+  // No bound (exact outputs, quantized codes, older reports): no floor.
+  EXPECT_DOUBLE_EQ(floored_alignment_ratio(0.023, 0.00116, 0.0, 1).value(), 0.023 / 0.00116);
+  EXPECT_FALSE(floored_alignment_ratio(0.5, 0.0, 0.0, 1).has_value());
 }
 
 TEST(FillAlignment, EachDevicesResultIsComparedWithThePeersOnThatDeviceElseItsOneResult) {

@@ -1,4 +1,5 @@
 #include "reports/json_report_writer.h"
+#include "reports/report_reader.h"
 
 #include <gtest/gtest.h>
 
@@ -59,6 +60,39 @@ TEST_F(ReportSchema, WrittenReportValidates) {
   make_json_report_writer()->write(test::sample_report(), dir_.path());
   const auto r = validate(dir_.path() / "report.json");
   EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+// Schema 2.7: the plan, each backend's ops, coverage per backend, a skip's class, bound_rms and the
+// worst misrounding.
+TEST_F(ReportSchema, AReportWithItsPlanAndCoverageValidates) {
+  RunReport report = test::sample_report();
+  report.plan = {{"gemm", "fp32", 3}, {"softmax", "fp32", 2}, {"rms_norm", "bf16", 1}};
+  report.backends[0].ops = {"gemm", "softmax"};
+  report.backends[1].ops = {"gemm"};
+  report.results[3].skip_reason = skip_reason::kDeclined;  // cpu softmax s1
+  report.results[0].metrics.front().bound_rms = 0.25;
+  report.results[0].metrics.front().rounding.worst_misrounded_ulp = 2;
+  report.results[0].metrics.front().rounding.worst_misrounded_exact_ulp = 2.3;
+  make_json_report_writer()->write(report, dir_.path());
+  const auto r = validate(dir_.path() / "report.json");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+
+  const json doc = report_to_json(report);
+  EXPECT_EQ(doc["plan"][2], json({{"op", "rms_norm"}, {"dtype", "bf16"}, {"cases", 1}}));
+  EXPECT_EQ(doc["backends"][1]["ops"], json({"gemm"}));
+  EXPECT_EQ(doc["coverage"]["cpu"]["covered_pairs"], 2);  // softmax ran s2 (it crashed: a verdict, not a gap)
+  EXPECT_EQ(doc["coverage"]["cpu"]["missing"],
+            json::parse(R"([{"op": "rms_norm", "dtype": "bf16", "cases": 1, "why": "not_implemented"}])"));
+  EXPECT_EQ(doc["coverage"]["cpu"]["skipped"], json({{"declined", 1}}));
+  EXPECT_EQ(doc["coverage"]["acme"]["missing"].size(), 2u);
+  EXPECT_EQ(doc["results"][3]["skip_reason"], "declined");
+  EXPECT_FALSE(doc["results"][4].contains("skip_reason"));
+
+  // Read back, the plan and the ops give the same coverage.
+  const RunReport back = run_report_from_json(doc, "report.json");
+  EXPECT_EQ(report_to_json(back)["coverage"], doc["coverage"]);
+  EXPECT_EQ(back.results[0].metrics.front().bound_rms, 0.25);
+  EXPECT_EQ(back.results[0].metrics.front().rounding.worst_misrounded_ulp, 2);
 }
 
 TEST_F(ReportSchema, ABenchReportWithSamplingAndGpuReadingsValidates) {
@@ -133,7 +167,7 @@ TEST_F(ReportSchema, RejectsWhatIsNotAReport) {
 
 TEST(JsonReport, HeaderFieldsAndSuite) {
   const json doc = report_to_json(test::sample_report());
-  EXPECT_EQ(doc["schema_version"], "2.6");
+  EXPECT_EQ(doc["schema_version"], "2.7");
   EXPECT_EQ(doc["kind"], "opcert-conformance-report");
   EXPECT_EQ(doc["opcert_version"], "0.1.0");
   EXPECT_EQ(doc["seed"], 7);

@@ -287,5 +287,49 @@ TEST(RunEndToEnd, ABackendWithoutTheSuitesOpsExitsThree) {
   EXPECT_NE(r.err.find("no selected backend (crashy) has an implementation"), std::string::npos) << r.err;
 }
 
+// Coverage: each backend's (op, dtype) pairs of the plan it ran none of, and why, in the printed
+// summary, report.json and summary.md; its skips grouped by class.
+TEST(RunEndToEnd, CoverageNamesThePairsABackendDidNotRunAndWhy) {
+  TempDir dir;
+  const std::string out = dir.path() + "/out";
+  const auto r = run_opcert(std::string("run --plugin ") + TEST_GOOD_PLUGIN + " --backend cpu,test_good --no-peer --suite " +
+                            COVERAGE_SUITE + " --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("coverage (op x dtype pairs of the plan with a case run):"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  cpu: 2 of 3; not covered: gemm bf16 (too big for memory); skipped: 1 too big for memory\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  test_good: 1 of 3; not covered: softmax fp16 (declined by the backend), gemm bf16 (no "
+                       "implementation); skipped: 1 declined by the backend\n"),
+            std::string::npos)
+      << r.out;
+
+  const json report = read_json(fs::path(out) / "report.json");
+  ASSERT_EQ(report.at("plan").size(), 3u) << report.at("plan").dump();
+  EXPECT_EQ(report.at("plan")[2], json({{"op", "gemm"}, {"dtype", "bf16"}, {"cases", 1}}));
+  const json& good = report.at("coverage").at("test_good");
+  EXPECT_EQ(good.at("plan_pairs"), 3);
+  EXPECT_EQ(good.at("covered_pairs"), 1);
+  EXPECT_EQ(good.at("missing"), json::parse(R"([{"op": "softmax", "dtype": "fp16", "cases": 1, "why": "declined"},
+                                                {"op": "gemm", "dtype": "bf16", "cases": 1, "why": "not_implemented"}])"));
+  EXPECT_EQ(good.at("skipped"), json({{"declined", 1}}));
+  const json& cpu = report.at("coverage").at("cpu");
+  EXPECT_EQ(cpu.at("covered_pairs"), 2);
+  EXPECT_EQ(cpu.at("missing"), json::parse(R"([{"op": "gemm", "dtype": "bf16", "cases": 1, "why": "too_big"}])"));
+  for (const auto& res : report.at("results")) {
+    if (res.at("status") == "SKIPPED") {
+      EXPECT_EQ(res.at("skip_reason"), res.at("backend") == "cpu" ? "too_big" : "declined") << res.dump();
+    }
+  }
+
+  const std::string md = read_text(fs::path(out) / "summary.md");
+  EXPECT_NE(md.find("| test_good | 1 of 3 | softmax fp16 (declined by the backend), gemm bf16 (no implementation) | 1 "
+                    "declined by the backend |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("### too big for memory\n\n- **SKIPPED** `cpu` `gemm`"), std::string::npos) << md;
+  EXPECT_NE(md.find("### declined by the backend\n\n- **SKIPPED** `test_good` `softmax`"), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace opcert::test
