@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/builtin_backends.h"
+#include "cli/flag_checks.h"
 #include "loader/install_layout.h"
 #include "loader/name_selection.h"
 #include "loader/plugin_discovery.h"
@@ -28,7 +29,8 @@ void add_common_options(CLI::App& verb, CommonOptions& o) {
       ->envname("OPCERT_PLATFORM")
       ->type_name("NAME");
   verb.add_option("--platform-config", o.platform_configs, "Extra platform config file, merged over the built-ins by name")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(existing_path());
   verb.add_flag("--verbose", o.verbose, "Also report built-in backends that could not load though --backend leaves them out");
 }
 
