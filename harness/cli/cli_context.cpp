@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/builtin_backends.h"
+#include "cli/flag_checks.h"
 #include "loader/install_layout.h"
 #include "loader/name_selection.h"
 #include "loader/plugin_discovery.h"
@@ -30,11 +31,12 @@ void add_common_options(CLI::App& verb, CommonOptions& o) {
       ->envname("OPCERT_PLATFORM")
       ->type_name("NAME");
   verb.add_option("--platform-config", o.platform_configs, "Extra platform config file, merged over the built-ins by name")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(existing_path());
   verb.add_option("--probe-timeout", o.probe_timeout,
                   "Seconds a plugin may take to load or initialise in the plugin probe before it is listed unavailable")
       ->envname("OPCERT_PROBE_TIMEOUT")
-      ->check(CLI::Range(0.1, 86400.0))
+      ->check(number("a number of seconds from 0.1 to 86400", [](double s) { return s >= 0.1 && s <= 86400.0; }))
       ->type_name("SECONDS")
       ->capture_default_str();
   verb.add_option("--skip-plugin-step", o.skip_plugin_steps, "A plugin step the runner's probe refused (internal)")

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "cli/flag_checks.h"
+#include "compare/compare_options.h"
 #include "compare/compare_runs.h"
 #include "compare/comparison_files.h"
 #include "compare/comparison_text.h"
@@ -42,25 +44,31 @@ struct GateOption {
   std::string CompareGateFlags::*value;
   const char* type;
   const char* help;
+  CLI::Validator (*check)();  // the value's check, at parse time (cli/flag_checks.h)
 };
 constexpr GateOption kGateOptions[] = {
     {"--fail-on", &CompareGateFlags::fail_on, "GATES",
      "Gates that fail the command: status (a passing result no longer passes), perf (a row slower by more than "
      "--max-slowdown with p < --alpha), alignment (alignment ratio or RMSE grown past --max-alignment-growth), "
-     "peer_ratio (default: status,perf,alignment)"},
-    {"--max-slowdown", &CompareGateFlags::max_slowdown, "PCT", "The smallest slowdown that fails perf (default 5%)"},
+     "peer_ratio (default: status,perf,alignment)",
+     [] { return parsed_by([](const std::string& list) { (void)parse_gates(list); }); }},
+    {"--max-slowdown", &CompareGateFlags::max_slowdown, "PCT", "The smallest slowdown that fails perf (default 5%)",
+     [] { return number("a percent, 0 or more (5 or 5%)", [](double v) { return v >= 0; }, true); }},
     {"--min-peer-ratio", &CompareGateFlags::min_peer_ratio, "RATIO",
-     "Fail every row of the new run slower than this times the peer (turns on peer_ratio)"},
+     "Fail every row of the new run slower than this times the peer (turns on peer_ratio)",
+     [] { return number("a ratio, 0 or more", [](double v) { return v >= 0; }); }},
     {"--max-alignment-growth", &CompareGateFlags::max_alignment_growth, "FACTOR",
-     "The growth of a result's alignment ratio or RMSE that fails alignment (default 2)"},
-    {"--alpha", &CompareGateFlags::alpha, "P", "The rank test's significance level (default 0.05)"},
+     "The growth of a result's alignment ratio or RMSE that fails alignment (default 2)",
+     [] { return number("a factor of 1 or more", [](double v) { return v >= 1; }); }},
+    {"--alpha", &CompareGateFlags::alpha, "P", "The rank test's significance level (default 0.05)",
+     [] { return number("a level between 0 and 1", [](double v) { return v > 0 && v < 1; }); }},
 };
 constexpr const char* kAcrossDevices = "--across-devices";
 
 }  // namespace
 
 void add_compare_gate_flags(CLI::App& verb, CompareGateFlags& flags) {
-  for (const GateOption& o : kGateOptions) verb.add_option(o.name, flags.*o.value, o.help)->type_name(o.type);
+  for (const GateOption& o : kGateOptions) verb.add_option(o.name, flags.*o.value, o.help)->type_name(o.type)->check(o.check());
   verb.add_flag(kAcrossDevices, flags.across_devices,
                 "Match results of runs on different devices (the environment section says which)");
 }
@@ -119,7 +127,8 @@ void add_baseline_flags(CLI::App& verb, BaselineFlags& flags) {
   verb.add_option("--baseline", flags.baseline,
                   "After the run, compare it with this run (a directory or report.json) as `opcert compare` does, "
                   "and exit 1 when a gate fails (the flags of `opcert compare` set the gates)")
-      ->type_name("RUN");
+      ->type_name("RUN")
+      ->check(existing_path());
   add_compare_gate_flags(verb, flags.gates);
 }
 

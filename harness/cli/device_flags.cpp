@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/flag_checks.h"
 #include "model/input_error.h"
 #include "ranks/launch_env.h"
 #include "ranks/rank_agreement.h"
@@ -13,7 +14,8 @@ void add_devices_flag(CLI::App& verb, std::string& text) {
                   "Run on these devices of each selected backend, one worker per device in parallel, every result "
                   "tagged with its device: 'all' or indices such as 0,2 (`opcert list` shows them). Under mpirun or "
                   "srun each rank takes its share of its node's devices and rank 0 writes the outputs")
-      ->type_name("all|LIST");
+      ->type_name("all|LIST")
+      ->check(parsed_by([](const std::string& text) { (void)parse_device_choice(text); }));
 }
 
 DeviceRun::DeviceRun(const std::string& text) {

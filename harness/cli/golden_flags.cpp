@@ -6,6 +6,7 @@
 #include <memory>
 #include <set>
 
+#include "cli/flag_checks.h"
 #include "golden/golden_export.h"
 #include "model/input_error.h"
 #include "reference/reference.h"
@@ -16,7 +17,8 @@ void add_golden_flag(CLI::App& verb, std::string& dir) {
   verb.add_option("--golden", dir,
                   "Judge every case against this golden set (`opcert golden export`) instead of computing references "
                   "with LibTorch: for a machine without it")
-      ->type_name("DIR");
+      ->type_name("DIR")
+      ->check(existing_path());
 }
 
 std::optional<GoldenUse> check_golden_set(const std::string& dir, const Suite& suite, uint64_t seed, const std::string& filter) {

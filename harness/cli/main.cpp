@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "cli/usage_error.h"
 #include "cli/verbs.h"
 #include "loader/backend_handle.h"
 #include "model/exit_codes.h"
@@ -12,46 +13,34 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"opcert: conformance and benchmark harness for compute backends", "opcert"};
-  app.require_subcommand(1);
-  app.fallthrough(false);
-
   int exit_code = opcert::kExitOk;
-  opcert::add_list_verb(app, exit_code);
-  opcert::add_run_verb(app, exit_code);
-  opcert::add_bench_verb(app, exit_code);
-  opcert::add_compare_verb(app, exit_code);
-  opcert::add_certify_verb(app, exit_code);
-  opcert::add_verify_verb(app, exit_code);
-  opcert::add_golden_verb(app, exit_code);
-  opcert::add_history_verb(app, exit_code);
-  opcert::add_dashboard_verb(app, exit_code);
-  opcert::add_selftest_verb(app, exit_code);
-  opcert::add_version_verb(app, exit_code);
-  opcert::add_worker_verb(app, exit_code);
-  opcert::add_probe_verb(app, exit_code);
+  opcert::add_all_verbs(app, exit_code);
 
+  // A bare `opcert` is bad usage: the one line, then the usage with the verbs.
+  if (argc == 1) {
+    std::fprintf(stderr, "%s\n\n%s",
+                 opcert::usage_error_line(fmt::format("no verb given: give one of {}", opcert::verb_list(app)), "", "").c_str(),
+                 app.help().c_str());
+    return opcert::kExitBadInput;
+  }
   // An unknown verb is one line naming it, exit 2: CLI11 would take it for an argument of the app
   // and answer `opcert nosuch --help` with the top-level help and exit 0.
-  if (argc > 1 && argv[1][0] != '-') {
-    std::string verbs;
+  if (argv[1][0] != '-') {
     bool known = false;
-    for (const CLI::App* verb : app.get_subcommands([](const CLI::App*) { return true; })) {
+    for (const CLI::App* verb : app.get_subcommands([](const CLI::App*) { return true; }))
       known = known || verb->check_name(argv[1]);
-      if (!verb->get_group().empty()) verbs += (verbs.empty() ? "" : ", ") + verb->get_name();  // not the hidden worker
-    }
     if (!known) {
-      std::fprintf(stderr, "opcert: error: unknown verb '%s'; the verbs are %s (opcert --help)\n", argv[1], verbs.c_str());
+      std::fprintf(stderr, "opcert: error: unknown verb '%s'; the verbs are %s (opcert --help)\n", argv[1],
+                   opcert::verb_list(app).c_str());
       return opcert::kExitBadInput;
     }
   }
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
+  } catch (const CLI::Success& e) {  // --help, --help-all, --version: their text, exit 0
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);  // prints CLI11's one-line reason
+    std::fprintf(stderr, "%s\n", opcert::parse_error_line(app, e).c_str());
     return opcert::kExitBadInput;
   } catch (const opcert::InputError& e) {
     std::fprintf(stderr, "opcert: error: %s\n", e.what());

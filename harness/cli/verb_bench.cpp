@@ -3,13 +3,16 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 
 #include "bench/bench_runner.h"
 #include "bench/collective_bench.h"
 #include "bench/sampling_policy.h"
 #include "check/suite.h"
+#include "cli/benchmark_flags.h"
 #include "cli/cli_context.h"
 #include "cli/compare_flags.h"
+#include "cli/flag_checks.h"
 #include "cli/history_flags.h"
 #include "cli/run_settings_builder.h"
 #include "model/exit_codes.h"
@@ -96,23 +99,10 @@ CollectiveBenchSettings collective_settings(const BenchFlags& flags) {
   c.sweep.max_bytes = parse_byte_size(flags.max_bytes, "--max-bytes");
   c.sweep.step_factor = flags.step_factor;
   validate_sweep(c.sweep);
-  if (flags.iters < 1) throw InputError(fmt::format("--iters {} must be at least 1", flags.iters));
-  if (flags.warmup < 0) throw InputError(fmt::format("--warmup {} must be 0 or more", flags.warmup));
-  if (!(flags.timeout_s > 0)) throw InputError(fmt::format("--timeout {} must be a positive number of seconds", flags.timeout_s));
   c.iters = flags.iters;
   c.warmup = flags.warmup;
   c.timeout = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(flags.timeout_s * 1000.0)));
   return c;
-}
-
-// Google Benchmark's flags ride along as extras; anything else left over is a typo.
-std::vector<std::string> benchmark_flags_of(const std::vector<std::string>& extras) {
-  for (const auto& e : extras)
-    if (e.rfind("--benchmark_", 0) != 0)
-      throw InputError(fmt::format("unknown argument '{}' for `opcert bench`; only --benchmark_* flags pass through "
-                                   "to Google Benchmark (see `opcert bench --help`)",
-                                   e));
-  return extras;
 }
 
 }  // namespace
@@ -137,16 +127,19 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
       ->type_name("NAME|FILE")
       ->capture_default_str();
   verb->add_option("--filter", flags->filter, "Benchmark only cases whose id matches this regular expression (ECMAScript)")
-      ->type_name("REGEX");
+      ->type_name("REGEX")
+      ->check(regular_expression());
   verb->add_option("--out", flags->out, "Output directory (default: out/<UTC timestamp>)")->type_name("DIR");
   verb->add_option("--resume", flags->resume,
                    "Finish the bench in DIR, started with the same arguments: keep the cases it measured whole, "
                    "measure the rest")
-      ->type_name("DIR");
-  verb->add_option("--seed", flags->seed, "Seed of the generated inputs")->capture_default_str();
+      ->type_name("DIR")
+      ->check(existing_path());
+  verb->add_option("--seed", flags->seed, "Seed of the generated inputs")->check(whole_number())->capture_default_str();
   verb->add_option("--max-memory", flags->max_memory,
                    "The most a case may need of host (and device) memory (K, M, G); a bigger case is SKIPPED")
-      ->type_name("SIZE");
+      ->type_name("SIZE")
+      ->check(byte_size());
   verb->add_option("--impl", flags->impl,
                    "Implementation keys to time: comma-separated globs, '!' excludes (default: every implementation)")
       ->type_name("GLOBS");
@@ -161,29 +154,39 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
                    "Sample each benchmark until its samples' relative standard deviation is at most this percent "
                    "(after --benchmark_min_time and 10 samples), or until --max-time; 0: stop at the minimum time")
       ->type_name("PCT")
+      ->check(number("a percent from 0 to under 100", [](double v) { return v >= 0 && v < 100; }))
       ->capture_default_str();
   verb->add_option("--max-time", flags->max_time_s,
                    "Wall-clock limit of one benchmark's sampling (each repetition) when its noise stays above "
                    "--max-noise; the row is marked '!'")
       ->type_name("SECONDS")
+      ->check(positive_number("seconds"))
       ->capture_default_str();
   verb->add_option("--min-bytes", flags->min_bytes, "Collectives: the smallest size of the sweep (bytes; K, M, G)")
       ->type_name("SIZE")
+      ->check(byte_size())
       ->capture_default_str();
   verb->add_option("--max-bytes", flags->max_bytes, "Collectives: the largest size of the sweep (bytes; K, M, G)")
       ->type_name("SIZE")
+      ->check(byte_size())
       ->capture_default_str();
   verb->add_option("--step-factor", flags->step_factor, "Collectives: each size of the sweep is the last times this")
       ->type_name("FACTOR")
+      ->check(number("a factor greater than 1", [](double v) { return v > 1; }))
       ->capture_default_str();
-  verb->add_option("--iters", flags->iters, "Collectives: timed collectives per size")->type_name("N")->capture_default_str();
+  verb->add_option("--iters", flags->iters, "Collectives: timed collectives per size")
+      ->type_name("N")
+      ->check(whole_number(1, std::numeric_limits<int>::max()))
+      ->capture_default_str();
   verb->add_option("--warmup", flags->warmup, "Collectives: untimed collectives before them")
       ->type_name("N")
+      ->check(whole_number(0, std::numeric_limits<int>::max()))
       ->capture_default_str();
   verb->add_option("--timeout", flags->timeout_s,
                    "Collectives: seconds for one size of one case (check, warm-up and timing); past it the row is "
                    "TIMEOUT and a hung rank ends the job")
       ->type_name("SECONDS")
+      ->check(positive_number("seconds"))
       ->capture_default_str();
 
   auto baseline = std::make_shared<BaselineFlags>();
@@ -191,17 +194,14 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
   auto history = std::make_shared<HistoryFlags>();
   add_history_flags(*verb, *history);
 
+  // Google Benchmark's flags ride along as extras: checked as the parse ends, as the other flags are.
+  verb->parse_complete_callback([verb] { (void)checked_benchmark_flags(verb->remaining()); });
   verb->callback([verb, options, flags, peer, baseline, history, &exit_code] {
     const auto started = std::chrono::system_clock::now();
+    BenchSettings s;
+    s.benchmark_flags = verb->remaining();
     check_baseline_flags(*verb, *baseline);
     if (read_launch_env().rank.value_or(0) == 0) check_history_flags(*history);
-    BenchSettings s;
-    s.benchmark_flags = benchmark_flags_of(verb->remaining());
-    for (const auto& flag : s.benchmark_flags)
-      if (is_reserved_benchmark_flag(flag))
-        throw InputError(fmt::format("'{}' is set by opcert bench (the table is its display; bench.json in --out is "
-                                     "Google Benchmark's JSON); drop the flag",
-                                     flag));
     filter_cases({}, flags->filter);  // a bad expression is bad usage before anything loads
     const PlatformCatalog platforms = load_platform_catalog(*options);
     if (!options->platform.empty()) platforms.require(options->platform);

@@ -15,6 +15,7 @@
 #include "check/suite.h"
 #include "cli/cli_context.h"
 #include "cli/device_flags.h"
+#include "cli/flag_checks.h"
 #include "cli/golden_flags.h"
 #include "cli/run_settings_builder.h"
 #include "cli/verbs.h"
@@ -62,8 +63,12 @@ void add_certify_verb(CLI::App& app, int& exit_code) {
   verb->add_option("--out", flags->out, "The bundle's directory, new or empty (default: out/certify-<UTC timestamp>)")
       ->type_name("DIR");
   verb->add_option("--sign-key", flags->sign_key, "Sign SHA256SUMS with this Ed25519 private key (PEM)")
-      ->type_name("FILE");
-  verb->add_option("--timeout", flags->timeout_s, "Seconds per case before it is TIMEOUT")->capture_default_str();
+      ->type_name("FILE")
+      ->check(existing_path());
+  verb->add_option("--timeout", flags->timeout_s, "Seconds per case before it is TIMEOUT")
+      ->type_name("SECONDS")
+      ->check(positive_number("seconds"))
+      ->capture_default_str();
   add_devices_flag(*verb, flags->devices);
   add_golden_flag(*verb, flags->golden);
 

@@ -5,6 +5,7 @@
 
 #include "cli/cli_context.h"
 #include "cli/compare_flags.h"
+#include "cli/flag_checks.h"
 #include "cli/verbs.h"
 #include "compare/compare_backends.h"
 #include "compare/compare_runs.h"
@@ -45,7 +46,7 @@ void add_compare_verb(CLI::App& app, int& exit_code) {
       "Or two backends of one run side by side (RUN --backends A,B, or --impl KEY_A,KEY_B).");
   auto flags = std::make_shared<CompareFlags>();
   auto options = std::make_shared<CommonOptions>();
-  verb->add_option("runs", flags->runs, "BASE NEW, or RUN with --backends/--impl")->type_name("RUN")->expected(1, 2);
+  verb->add_option("runs", flags->runs, "BASE NEW, or RUN with --backends/--impl")->type_name("RUN")->expected(1, 2)->check(existing_path());
   verb->add_option("--backends", flags->backends, "Two backends of one run, side by side")->type_name("A,B");
   verb->add_option("--impl", flags->impls, "Two implementation keys of one run, side by side")->type_name("KEY_A,KEY_B");
   verb->add_option("--json", flags->json_path, "Also write the comparison as JSON (reports/schema/compare.schema.json)")

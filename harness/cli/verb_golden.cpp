@@ -10,6 +10,7 @@
 #include "certify/certification_plan.h"
 #include "check/suite.h"
 #include "cli/build_info.h"
+#include "cli/flag_checks.h"
 #include "cli/verbs.h"
 #include "golden/golden_export.h"
 #include "model/exit_codes.h"
@@ -123,15 +124,18 @@ void add_golden_verb(CLI::App& app, int& exit_code) {
       "with a manifest of sha256 hashes, for `opcert run --golden DIR` on a build without LibTorch. Says the size first.");
   auto flags = std::make_shared<GoldenExportFlags>();
   exp->add_option("--suite", flags->suite, "Suite name (under suites/) or a suite file")->type_name("NAME|FILE");
-  exp->add_option("--seed", flags->seed, "Seed of the generated inputs (with --suite)")->capture_default_str();
+  exp->add_option("--seed", flags->seed, "Seed of the generated inputs (with --suite)")
+      ->check(whole_number())
+      ->capture_default_str();
   exp->add_option("--plan", flags->plan, "Export every suite and seed of this certification plan (suites/certify/)")
       ->type_name("NAME|FILE");
   exp->add_option("--filter", flags->filter, "Export only cases whose id matches this regular expression (ECMAScript)")
-      ->type_name("REGEX");
+      ->type_name("REGEX")
+      ->check(regular_expression());
   exp->add_option("--out", flags->out, "The set's directory, new or empty")->type_name("DIR")->required();
   exp->add_option("--max-size", flags->max_size, "Refuse a set larger than this (e.g. 500MiB, 2GiB)")
       ->type_name("SIZE")
-      ->transform(CLI::AsSizeValue(false));
+      ->transform(size_with_units());
   exp->add_flag("--dry-run", flags->dry_run, "Say what would be exported and its size; write nothing");
   exp->callback([flags, &exit_code] { export_verb(*flags, exit_code); });
 }

@@ -1,12 +1,15 @@
 // `opcert history add|list|show|remove|export`: the results store (docs/HISTORY.md).
 #include <fmt/format.h>
 
+#include <limits>
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <memory>
 
 #include "cli/cli_context.h"
+#include "cli/flag_checks.h"
 #include "cli/history_flags.h"
 #include "cli/verbs.h"
 #include "history/history_store.h"
@@ -43,12 +46,13 @@ void add_history_verb(CLI::App& app, int& exit_code) {
 
   auto* add = verb->add_subcommand("add", "Add runs (output directories or report.json files); adding a run twice "
                                           "changes nothing, and a resumed run's newer report replaces its older one");
-  add->add_option("RUN", args->runs, "Run output directories or report.json files")->required();
+  add->add_option("RUN", args->runs, "Run output directories or report.json files")->required()->check(existing_path());
   add_db_option(*add, args->db);
   add_project_commit_flag(*add, args->project_commit);
   add->add_option("--platform-config", args->platform_configs,
                   "Extra platform config file whose peaks are kept with the runs (after the built-ins)")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(existing_path());
   add->callback([args, &exit_code] {
     CommonOptions common;
     common.platform_configs = args->platform_configs;
@@ -67,9 +71,9 @@ void add_history_verb(CLI::App& app, int& exit_code) {
   list->add_flag("--json", args->json, "Print JSON: an array of runs");
   list->add_option("--platform", args->filter.platform, "Only runs of this platform config");
   list->add_option("--suite", args->filter.suite, "Only runs of this suite");
-  list->add_option("--kind", args->filter.kind, "Only runs of this kind")->check(CLI::IsMember({"run", "bench"}));
+  list->add_option("--kind", args->filter.kind, "Only runs of this kind")->check(one_of({"run", "bench"}));
   list->add_option("--host", args->filter.host, "Only runs on this host");
-  list->add_option("--limit", args->limit, "Only the latest N runs")->check(CLI::PositiveNumber);
+  list->add_option("--limit", args->limit, "Only the latest N runs")->check(whole_number(1, std::numeric_limits<int64_t>::max()));
   list->callback([args, &exit_code] {
     auto store = HistoryStore::open(args->db, /*create=*/false);
     if (args->limit > 0) args->filter.limit = args->limit;
@@ -86,7 +90,10 @@ void add_history_verb(CLI::App& app, int& exit_code) {
 
   auto* show = verb->add_subcommand("show", "Show one run: its environment, counts, failures with repro lines, and "
                                             "benchmark summary");
-  show->add_option("ID", args->ids, "The run's id (`opcert history list`)")->required()->expected(1);
+  show->add_option("ID", args->ids, "The run's id (`opcert history list`)")
+      ->required()
+      ->expected(1)
+      ->check(whole_number(1, std::numeric_limits<int64_t>::max()));
   add_db_option(*show, args->db);
   show->add_flag("--json", args->json, "Print JSON");
   show->callback([args, &exit_code] {
@@ -104,7 +111,7 @@ void add_history_verb(CLI::App& app, int& exit_code) {
   });
 
   auto* remove = verb->add_subcommand("remove", "Remove runs and everything recorded of them");
-  remove->add_option("ID", args->ids, "The runs' ids")->required();
+  remove->add_option("ID", args->ids, "The runs' ids")->required()->check(whole_number(1, std::numeric_limits<int64_t>::max()));
   add_db_option(*remove, args->db);
   remove->callback([args, &exit_code] {
     auto store = HistoryStore::open(args->db, /*create=*/false);
@@ -124,7 +131,9 @@ void add_history_verb(CLI::App& app, int& exit_code) {
                                                   "as one JSON document (docs/HISTORY.md, \"Export\")");
   add_db_option(*exported, args->db);
   exported->add_flag("--json", args->json, "JSON, the export's format (the default; named for scripts that say so)");
-  exported->add_option("--run", args->ids, "Only these runs (ids); default: all")->type_name("ID");
+  exported->add_option("--run", args->ids, "Only these runs (ids); default: all")
+      ->type_name("ID")
+      ->check(whole_number(1, std::numeric_limits<int64_t>::max()));
   exported->add_option("--out", args->out, "Write to this file instead of stdout")->type_name("FILE");
   exported->callback([args, &exit_code] {
     auto store = HistoryStore::open(args->db, /*create=*/false);

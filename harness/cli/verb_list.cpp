@@ -2,6 +2,7 @@
 
 #include "check/suite.h"
 #include "cli/cli_context.h"
+#include "cli/flag_checks.h"
 #include "cli/list_cases.h"
 #include "cli/list_document.h"
 #include "session/job_list.h"
@@ -24,7 +25,8 @@ void add_list_verb(CLI::App& app, int& exit_code) {
                    "declines (why) or the library call it makes")
       ->type_name("NAME|FILE");
   verb->add_option("--filter", *filter, "With --suite: only cases whose id matches this regular expression (ECMAScript)")
-      ->type_name("REGEX");
+      ->type_name("REGEX")
+      ->check(regular_expression());
   verb->callback([options, as_json, suite_name, filter, &exit_code] {
     if (!filter->empty() && suite_name->empty())
       throw InputError("--filter without --suite: name the suite whose cases to list (--suite NAME)");

@@ -11,6 +11,7 @@
 #include "cli/cli_context.h"
 #include "cli/compare_flags.h"
 #include "cli/device_flags.h"
+#include "cli/flag_checks.h"
 #include "cli/golden_flags.h"
 #include "cli/history_flags.h"
 #include "cli/run_settings_builder.h"
@@ -74,18 +75,21 @@ void add_run_verb(CLI::App& app, int& exit_code) {
       ->type_name("NAME|FILE")
       ->capture_default_str();
   verb->add_option("--filter", flags->filter, "Run only cases whose id matches this regular expression (ECMAScript)")
-      ->type_name("REGEX");
+      ->type_name("REGEX")
+      ->check(regular_expression());
   verb->add_option("--out", flags->out, "Output directory (default: out/<UTC timestamp>)")->type_name("DIR");
   verb->add_option("--resume", flags->resume,
                    "Finish the run in DIR, started with the same arguments: keep its results, run what is left")
-      ->type_name("DIR");
-  verb->add_option("--seed", flags->seed, "Seed of the generated inputs")->capture_default_str();
+      ->type_name("DIR")
+      ->check(existing_path());
+  verb->add_option("--seed", flags->seed, "Seed of the generated inputs")->check(whole_number())->capture_default_str();
   verb->add_option("--max-memory", flags->max_memory,
                    "The most a case may need of host (and device) memory (K, M, G); a bigger case is SKIPPED")
-      ->type_name("SIZE");
+      ->type_name("SIZE")
+      ->check(byte_size());
   verb->add_option("--timeout", flags->timeout_s, "Per-case timeout in seconds; a case past it is TIMEOUT")
       ->type_name("SECONDS")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_number("seconds"))
       ->capture_default_str();
   verb->add_option("--impl", flags->impl,
                    "Implementation keys to test: comma-separated globs, '!' excludes (default: every implementation)")
@@ -93,7 +97,7 @@ void add_run_verb(CLI::App& app, int& exit_code) {
   auto peer = std::make_shared<PeerOptions>();
   add_peer_options(*verb, *peer, "the alignment figure");
   verb->add_option("--progress", flags->progress, "Progress display: a bar on a terminal (auto), bar, or plain lines")
-      ->check(CLI::IsMember({"auto", "bar", "plain"}))
+      ->check(one_of({"auto", "bar", "plain"}))
       ->capture_default_str();
   add_devices_flag(*verb, flags->devices);
 

@@ -11,6 +11,7 @@
 
 #include "check/suite.h"
 #include "cli/cli_context.h"
+#include "cli/flag_checks.h"
 #include "cli/run_settings_builder.h"
 #include "cli/verbs.h"
 #include "loader/install_layout.h"
@@ -97,13 +98,13 @@ void add_selftest_verb(CLI::App& app, int& exit_code) {
                    "Mutants to run: comma-separated globs over their keys, '!' excludes (default: all); every twin runs")
       ->type_name("GLOBS");
   verb->add_option("--out", flags->out, "Output directory (default: out/selftest-<UTC timestamp>)")->type_name("DIR");
-  verb->add_option("--seed", flags->seed, "Seed of the generated inputs")->capture_default_str();
+  verb->add_option("--seed", flags->seed, "Seed of the generated inputs")->check(whole_number())->capture_default_str();
   verb->add_option("--timeout", flags->timeout_s, "Per-case timeout in seconds")
       ->type_name("SECONDS")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_number("seconds"))
       ->capture_default_str();
   verb->add_option("--progress", flags->progress, "A line per case (plain), or notes only (quiet)")
-      ->check(CLI::IsMember({"quiet", "plain"}))
+      ->check(one_of({"quiet", "plain"}))
       ->capture_default_str();
   verb->add_flag("--json", flags->json, "Print selftest.json instead of the table");
 

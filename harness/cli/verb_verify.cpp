@@ -4,6 +4,8 @@
 // recorded verdicts on this machine. Exit 0 valid, 1 invalid (each problem named), 2 unusable input.
 #include <fmt/format.h>
 
+#include <limits>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -15,6 +17,7 @@
 #include "certify/bundle_verifier.h"
 #include "check/suite.h"
 #include "cli/cli_context.h"
+#include "cli/flag_checks.h"
 #include "cli/verbs.h"
 #include "model/exit_codes.h"
 #include "model/input_error.h"
@@ -158,23 +161,24 @@ void add_verify_verb(CLI::App& app, int& exit_code) {
       "--plugin is the certified library, and with --rerun N that N cases chosen at random reproduce their verdicts "
       "here. Exit 0 valid, 1 invalid (each problem named), 2 unusable.");
   auto flags = std::make_shared<VerifyFlags>();
-  verb->add_option("bundle", flags->bundle, "The bundle's directory")->required()->type_name("BUNDLE");
+  verb->add_option("bundle", flags->bundle, "The bundle's directory")->required()->type_name("BUNDLE")->check(existing_path());
   verb->add_option("--pubkey", flags->public_key, "The vendor's Ed25519 public key (PEM) the bundle must be signed with")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(existing_path());
   verb->add_option("--plugin", flags->plugin, "A plugin library that must be the certified one (and reruns load)")
       ->type_name("LIB");
   verb->add_option("--rerun", flags->rerun, "Re-run this many of the certified backend's cases, chosen at random")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(whole_number(0, std::numeric_limits<int>::max()));
   verb->add_option("--golden", flags->golden,
                    "Reruns judge against this golden set (`opcert golden export`): on a machine without LibTorch")
-      ->type_name("DIR");
+      ->type_name("DIR")
+      ->check(existing_path());
   verb->add_option("--rerun-seed", flags->rerun_seed, "Choose them with this seed (default: a random one, printed)")
-      ->type_name("SEED");
+      ->type_name("SEED")
+      ->check(whole_number());
 
   verb->callback([flags, &exit_code] {
-    if (flags->rerun < 0) throw InputError(fmt::format("--rerun {}: give a count of 0 or more", flags->rerun));
-    if (!flags->rerun_seed.empty() && flags->rerun_seed.find_first_not_of("0123456789") != std::string::npos)
-      throw InputError(fmt::format("--rerun-seed '{}': give a non-negative integer", flags->rerun_seed));
     if (!flags->public_key.empty() && !fs::is_regular_file(flags->public_key))
       throw InputError(fmt::format("--pubkey '{}': no such file", flags->public_key));
     const fs::path bundle(flags->bundle);

@@ -9,6 +9,7 @@
 
 #include "check/suite.h"
 #include "cli/cli_context.h"
+#include "cli/flag_checks.h"
 #include "cli/golden_flags.h"
 #include "cli/protocol_fds.h"
 #include "cli/verbs.h"
@@ -53,13 +54,13 @@ void add_worker_verb(CLI::App& app, int& exit_code) {
   auto flags = std::make_shared<WorkerFlags>();
   add_common_options(*verb, *options);
   verb->add_option("--suite", flags->suite, "Suite name or file")->required();
-  verb->add_option("--seed", flags->seed, "Seed of the generated inputs");
-  verb->add_option("--golden", flags->golden, "Read references from this golden set");
+  verb->add_option("--seed", flags->seed, "Seed of the generated inputs")->check(whole_number());
+  verb->add_option("--golden", flags->golden, "Read references from this golden set")->check(existing_path());
   verb->add_flag("--platforms-from-runner", flags->platforms_from_runner, "Platform configs come as --platform-config-text");
   verb->add_option("--platform-config-text", flags->platform_texts, "A platform config's source name, a newline, its text");
   verb->add_option("--device", flags->device, "Index of the backend's device to run every case on")
-      ->check(CLI::NonNegativeNumber);
-  verb->add_option("--max-memory", flags->max_memory, "The most a case may need, in bytes (0: no cap)");
+      ->check(whole_number(0, std::numeric_limits<int>::max()));
+  verb->add_option("--max-memory", flags->max_memory, "The most a case may need, in bytes (0: no cap)")->check(whole_number());
 
   verb->callback([options, flags, &exit_code] {
     // The runner owns this process: if it dies, so do we (a hung case must not outlive it).

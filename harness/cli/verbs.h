@@ -5,6 +5,9 @@
 
 namespace opcert {
 
+/// Every verb below, --version, and the app's rules (exactly one verb): the whole command line.
+void add_all_verbs(CLI::App& app, int& exit_code);
+
 void add_list_verb(CLI::App& app, int& exit_code);
 void add_run_verb(CLI::App& app, int& exit_code);
 void add_bench_verb(CLI::App& app, int& exit_code);

@@ -4,25 +4,29 @@
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <string>
+
+#include "model/json_field.h"
 
 namespace opcert {
 namespace {
 
 using nlohmann::json;
 
-double number_from(const json& j, const char* field) {
+// A number as number_to_json writes it (a non-finite one as its text); `path` names it otherwise.
+double number_from(const json& j, const char* path) {
   std::optional<double> value;
   try {
     value = number_from_json(j);
   } catch (const std::invalid_argument&) {
   }
-  if (!value) throw std::runtime_error(std::string("result field '") + field + "' is not a number");
+  if (!value) throw JsonFieldError(path, json_mismatch("a number", j));
   return *value;
 }
 
 const json& field(const json& j, const char* name) {
   auto it = j.find(name);
-  if (it == j.end()) throw std::runtime_error(std::string("result has no field '") + name + "'");
+  if (it == j.end()) throw JsonFieldError(name, "missing");
   return *it;
 }
 
@@ -30,15 +34,7 @@ const json& field(const json& j, const char* name) {
 // converted would be undefined behaviour (found by fuzzing results.jsonl).
 template <class Int>
 Int integer_field(const json& j, const char* name) {
-  const json& v = field(j, name);
-  if (v.is_number_unsigned() && v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<Int>::max()))
-    return static_cast<Int>(v.get<uint64_t>());
-  if (v.is_number_integer() && !v.is_number_unsigned()) {
-    const int64_t i = v.get<int64_t>();
-    if (i >= static_cast<int64_t>(std::numeric_limits<Int>::min()) && i <= static_cast<int64_t>(std::numeric_limits<Int>::max()))
-      return static_cast<Int>(i);
-  }
-  throw std::runtime_error(std::string("result field '") + name + "' is not an integer in range");
+  return json_field<Int>(j, name);
 }
 
 json rounding_json(const RoundingMetrics& r) {
@@ -60,14 +56,14 @@ RoundingMetrics rounding_from(const json& j) {
   r.decisive = integer_field<int64_t>(j, "decisive");
   r.misrounded = integer_field<int64_t>(j, "misrounded");
   r.bias_elements = integer_field<int64_t>(j, "bias_elements");
-  r.bias_ulp = number_from(field(j, "bias_ulp"), "rounding.bias_ulp");
-  r.bias_direction = field(j, "bias_direction").get<std::string>();
-  r.bias_z = number_from(field(j, "bias_z"), "rounding.bias_z");  // bias_confidence follows from it
+  r.bias_ulp = number_from(field(j, "bias_ulp"), "bias_ulp");
+  r.bias_direction = json_field<std::string>(j, "bias_direction");
+  r.bias_z = number_from(field(j, "bias_z"), "bias_z");  // bias_confidence follows from it
   if (j.contains("bias_batches")) r.bias_batches = integer_field<int64_t>(j, "bias_batches");  // since 2.5
-  r.biased = field(j, "biased").get<bool>();
+  r.biased = json_field<bool>(j, "biased");
   if (j.contains("worst_misrounded_ulp")) {  // since 2.7
     r.worst_misrounded_ulp = integer_field<int64_t>(j, "worst_misrounded_ulp");
-    r.worst_misrounded_exact_ulp = number_from(field(j, "worst_misrounded_exact_ulp"), "rounding.worst_misrounded_exact_ulp");
+    r.worst_misrounded_exact_ulp = number_from(field(j, "worst_misrounded_exact_ulp"), "worst_misrounded_exact_ulp");
   }
   return r;
 }
@@ -97,7 +93,7 @@ json metrics_json(const TensorMetrics& m) {
 
 TensorMetrics metrics_from(const json& j) {
   TensorMetrics m;
-  m.name = field(j, "name").get<std::string>();
+  m.name = json_field<std::string>(j, "name");
   m.checked = integer_field<int64_t>(j, "checked");
   m.total = integer_field<int64_t>(j, "total");
   m.mismatches = integer_field<int64_t>(j, "mismatches");
@@ -112,11 +108,11 @@ TensorMetrics metrics_from(const json& j) {
   m.zero_fraction = number_from(field(j, "zero_fraction"), "zero_fraction");
   if (j.contains("bound_rms")) m.bound_rms = number_from(field(j, "bound_rms"), "bound_rms");  // since 2.7
   const json& w = field(j, "worst");
-  m.worst.index = integer_field<int64_t>(w, "index");
+  m.worst.index = json_within("worst", [&] { return integer_field<int64_t>(w, "index"); });
   m.worst.got = number_from(field(w, "got"), "worst.got");
   m.worst.expected = number_from(field(w, "expected"), "worst.expected");
   m.worst.bound = number_from(field(w, "bound"), "worst.bound");
-  if (auto it = j.find("rounding"); it != j.end()) m.rounding = rounding_from(*it);  // since schema 2.4
+  if (auto it = j.find("rounding"); it != j.end()) m.rounding = json_within("rounding", [&] { return rounding_from(*it); });  // since schema 2.4
   return m;
 }
 
@@ -149,30 +145,33 @@ json to_json(const CaseResult& r) {
 CaseResult case_result_from_json(const json& j) {
   if (!j.is_object()) throw std::runtime_error("a result must be a JSON object");
   CaseResult r;
-  r.backend = field(j, "backend").get<std::string>();
-  r.impl_key = field(j, "impl").get<std::string>();
-  r.suite = field(j, "suite").get<std::string>();
-  r.case_id = field(j, "case").get<std::string>();
-  r.op = field(j, "op").get<std::string>();
-  r.dtype = field(j, "dtype").get<std::string>();
-  const auto status = parse_status(field(j, "status").get<std::string>());
-  if (!status) throw std::runtime_error("result has an unknown status");
+  r.backend = json_field<std::string>(j, "backend");
+  r.impl_key = json_field<std::string>(j, "impl");
+  r.suite = json_field<std::string>(j, "suite");
+  r.case_id = json_field<std::string>(j, "case");
+  r.op = json_field<std::string>(j, "op");
+  r.dtype = json_field<std::string>(j, "dtype");
+  const auto status = parse_status(json_field<std::string>(j, "status"));
+  if (!status) throw JsonFieldError("status", "not a status opcert knows");
   r.status = *status;
-  r.message = field(j, "message").get<std::string>();
-  for (const auto& m : field(j, "metrics")) r.metrics.push_back(metrics_from(m));
-  r.sampled = field(j, "sampled").get<bool>();
-  r.out_of_bounds_write = field(j, "out_of_bounds_write").get<bool>();
+  r.message = json_field<std::string>(j, "message");
+  const json& metrics = field(j, "metrics");
+  if (!metrics.is_array()) throw JsonFieldError("metrics", json_mismatch("an array", metrics));
+  for (std::size_t i = 0; i < metrics.size(); ++i)
+    r.metrics.push_back(json_within("metrics[" + std::to_string(i) + "]", [&] { return metrics_from(metrics[i]); }));
+  r.sampled = json_field<bool>(j, "sampled");
+  r.out_of_bounds_write = json_field<bool>(j, "out_of_bounds_write");
   r.duration_ms = number_from(field(j, "duration_ms"), "duration_ms");
-  r.repro = field(j, "repro").get<std::string>();
+  r.repro = json_field<std::string>(j, "repro");
   if (auto it = j.find("peer_rmse"); it != j.end() && !it->is_null()) r.peer_rmse = number_from(*it, "peer_rmse");
   if (auto it = j.find("alignment_ratio"); it != j.end() && !it->is_null())
     r.alignment_ratio = number_from(*it, "alignment_ratio");
   if (auto it = j.find("skip_reason"); it != j.end() && it->is_string()) r.skip_reason = it->get<std::string>();
   if (auto it = j.find("rank"); it != j.end() && !it->is_null()) r.rank = integer_field<int>(j, "rank");
   if (auto it = j.find("device"); it != j.end() && !it->is_null()) {
-    if (!it->is_object()) throw std::runtime_error("result field 'device' is not an object");
-    r.device = DeviceTag{integer_field<int>(*it, "index"), field(*it, "name").get<std::string>(),
-                         field(*it, "host").get<std::string>()};
+    if (!it->is_object()) throw JsonFieldError("device", json_mismatch("an object", *it));
+    r.device = DeviceTag{integer_field<int>(*it, "index"), json_field<std::string>(*it, "name"),
+                         json_field<std::string>(*it, "host")};
   }
   return r;
 }

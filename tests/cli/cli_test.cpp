@@ -118,7 +118,50 @@ TEST(Cli, UnknownVerbOrFlagIsBadUsage) {
   EXPECT_NE(r.err.find("--no-such-flag"), std::string::npos) << r.err;
 }
 
-TEST(Cli, NoVerbIsBadUsage) { EXPECT_EQ(run_opcert("").exit_code, 2); }
+TEST(Cli, NoVerbIsBadUsageInOneLineThenTheUsage) {
+  const auto r = run_opcert("");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind("opcert: error: no verb given: give one of list, run, bench, compare, certify, verify, golden, "
+                        "history, dashboard, selftest, version (opcert); see opcert --help\n",
+                        0),
+            0u)
+      << r.err;
+  EXPECT_NE(r.err.find("Usage: "), std::string::npos) << r.err;
+}
+
+TEST(Cli, HelpAndVersionStillExitZero) {
+  const auto help = run_opcert("--help");
+  EXPECT_EQ(help.exit_code, 0) << help.err;
+  EXPECT_NE(help.out.find("Usage"), std::string::npos) << help.out;
+  const auto version = run_opcert("--version");
+  EXPECT_EQ(version.exit_code, 0) << version.err;
+  EXPECT_EQ(version.out.rfind("opcert ", 0), 0u) << version.out;
+}
+
+// docs/CLI.md, "Bad usage", through the binary on a few of each kind (cli_flags_test.cpp walks
+// every flag in-process): exit 2, one line naming the flag, nothing on stdout.
+TEST(Cli, ABadValueOrFlagIsOneLineNamingItAndExitTwo) {
+  struct Bad {
+    const char* args;
+    const char* names;
+  };
+  for (const Bad& b : {Bad{"run --seed abc", "(opcert run --seed)"}, Bad{"run --seed -1", "(opcert run --seed)"},
+                       Bad{"run --timeout 0", "(opcert run --timeout)"}, Bad{"list --no-such-flag", "'--no-such-flag'"},
+                       Bad{"bench --benchmark_repetitions=abc", "(opcert bench --benchmark_repetitions)"},
+                       Bad{"history list --limit -3", "(opcert history list --limit)"},
+                       Bad{"compare /nonexistent/run-a", "(opcert compare runs)"},
+                       Bad{"certify --plan basic --sign-key /nonexistent/key.pem", "(opcert certify --sign-key)"}}) {
+    const auto r = run_opcert(b.args);
+    EXPECT_EQ(r.exit_code, 2) << b.args << ": " << r.err;
+    EXPECT_EQ(r.out, "") << b.args;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << b.args << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("opcert: error: ", 0), 0u) << b.args << ": " << r.err;
+    EXPECT_NE(r.err.find(b.names), std::string::npos) << b.args << ": " << r.err;
+    EXPECT_EQ(r.err.find("Run with --help"), std::string::npos) << b.args << ": " << r.err;
+    EXPECT_EQ(r.err.find("e+308"), std::string::npos) << b.args << ": " << r.err;
+  }
+}
 
 TEST(Cli, SelectionMatchingNothingExitsThree) {
   const auto run = run_opcert("run --backend no_such_backend");

@@ -195,7 +195,7 @@ TEST_F(Golden, ASetWithoutTheSuiteOrSeedOrTooLargeIsBadInput) {
   EXPECT_FALSE(fs::exists(out("s2/report.json"))) << "refused before anything ran";
   const auto none = run_opcert("run --backend cpu --golden " + out("missing") + " --out " + out("m"));
   EXPECT_EQ(none.exit_code, 2);
-  EXPECT_NE(none.err.find("no manifest.json"), std::string::npos) << none.err;
+  EXPECT_NE(none.err.find("does not exist (opcert run --golden)"), std::string::npos) << none.err;
 
   const auto big = run_opcert("golden export --plan basic --max-size 1MiB --out " + out("big"));
   EXPECT_EQ(big.exit_code, 2);
