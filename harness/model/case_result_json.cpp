@@ -67,7 +67,7 @@ RoundingMetrics rounding_from(const json& j) {
 }
 
 json metrics_json(const TensorMetrics& m) {
-  return {{"name", m.name},
+  json j = {{"name", m.name},
           {"checked", m.checked},
           {"total", m.total},
           {"mismatches", m.mismatches},
@@ -86,6 +86,8 @@ json metrics_json(const TensorMetrics& m) {
             {"expected", number_to_json(m.worst.expected)},
             {"bound", number_to_json(m.worst.bound)}}},
           {"rounding", rounding_json(m.rounding)}};
+  if (m.empty) j["empty"] = true;  // since schema 2.7
+  return j;
 }
 
 TensorMetrics metrics_from(const json& j) {
@@ -109,6 +111,7 @@ TensorMetrics metrics_from(const json& j) {
   m.worst.expected = number_from(field(w, "expected"), "worst.expected");
   m.worst.bound = number_from(field(w, "bound"), "worst.bound");
   if (auto it = j.find("rounding"); it != j.end()) m.rounding = rounding_from(*it);  // since schema 2.4
+  if (auto it = j.find("empty"); it != j.end()) m.empty = it->get<bool>();           // since schema 2.7
   return m;
 }
 

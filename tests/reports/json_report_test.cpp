@@ -133,7 +133,7 @@ TEST_F(ReportSchema, RejectsWhatIsNotAReport) {
 
 TEST(JsonReport, HeaderFieldsAndSuite) {
   const json doc = report_to_json(test::sample_report());
-  EXPECT_EQ(doc["schema_version"], "2.6");
+  EXPECT_EQ(doc["schema_version"], "2.7");
   EXPECT_EQ(doc["kind"], "opcert-conformance-report");
   EXPECT_EQ(doc["opcert_version"], "0.1.0");
   EXPECT_EQ(doc["seed"], 7);
