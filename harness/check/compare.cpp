@@ -48,6 +48,7 @@ TensorMetrics compare_output(const HostTensor& got, const ReferenceOutput& ref, 
   TensorMetrics m;
   m.name = ref.name;
   m.total = got.spec.numel();
+  m.empty = m.total == 0;
   const bool sampled = !ref.indices.empty();
   const std::size_t n = ref.values.size();
   m.checked = static_cast<int64_t>(n);
@@ -128,6 +129,13 @@ TensorMetrics compare_output(const HostTensor& got, const ReferenceOutput& ref, 
 }
 
 Status judge(const std::vector<TensorMetrics>& metrics, std::string& message, bool zeros_expected) {
+  // Nothing compared proves nothing: an output with elements none of which was checked is no pass.
+  for (const auto& m : metrics) {
+    if (m.checked == 0 && m.total > 0) {
+      message = fmt::format("{}: 0 of its {} elements were checked; nothing was judged", m.name, m.total);
+      return Status::kError;
+    }
+  }
   for (const auto& m : metrics) {
     if (m.rounding.biased) {
       message = fmt::format("{}: biased rounding: {}{}", m.name, describe_bias(m.rounding),
@@ -163,6 +171,8 @@ Status judge(const std::vector<TensorMetrics>& metrics, std::string& message, bo
     }
   }
   message.clear();
+  for (const auto& m : metrics)  // the shapes make it empty, as the op's contract allows (docs/OPS.md)
+    if (m.empty) message += fmt::format("{}{}: empty output (0 elements), nothing to compare", message.empty() ? "" : "; ", m.name);
   return Status::kPassed;
 }
 

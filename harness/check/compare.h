@@ -15,8 +15,9 @@ TensorMetrics compare_output(const HostTensor& got, const ReferenceOutput& ref, 
 /// One line on a rounding bias: its size in ulp, its direction, its support and confidence.
 std::string describe_bias(const RoundingMetrics& rounding);
 
-/// The status the metrics of every output give together: FAILED on biased rounding or any mismatch, MISTRUSTED when
-/// the reference is degenerate (mostly zeros) so a pass proves little, PASSED otherwise.
+/// The status the metrics of every output give together: ERROR when an output with elements had none
+/// checked, FAILED on biased rounding or any mismatch, MISTRUSTED when the reference is degenerate
+/// (mostly zeros) so a pass proves little, PASSED otherwise (its message naming any empty output).
 /// `zeros_expected` (a case tagged "zeros_expected": K = 0, empty key sequences, ...) waives the
 /// MISTRUSTED rule: there the zeros are the point, and the NaN-filled output proves they were written.
 Status judge(const std::vector<TensorMetrics>& metrics, std::string& message, bool zeros_expected = false);

@@ -14,7 +14,9 @@
 #include "loader/file_digest.h"
 #include "loader/install_layout.h"
 #include "model/dtype.h"
+#include "model/checked_size.h"
 #include "model/input_error.h"
+#include "opkit/case_size.h"
 #include "opkit/op_registry.h"
 #include "model/strict_json.h"
 #include "model/text_file.h"
@@ -110,6 +112,24 @@ std::vector<json> grid_points(const json& grid, const std::string& where) {
   return points;
 }
 
+// The parameters whose values give an oversized operand's dimensions: an integer equal to one of
+// them, or a list of integers holding one (dimensions of 1 name nothing). "parameters 'm', 'n': "
+std::string size_parameters(const SizeError& e, const json& params) {
+  std::set<int64_t> dims;
+  for (int64_t d : e.shape())
+    if (d > 1) dims.insert(d);
+  const auto is_dim = [&](const json& v) { return v.is_number_integer() && dims.contains(v.get<int64_t>()); };
+  std::vector<std::string> found;
+  for (const auto& [key, value] : params.items()) {
+    bool hit = is_dim(value);
+    if (value.is_array())
+      for (const auto& item : value) hit = hit || is_dim(item);
+    if (hit) found.push_back("'" + key + "'");
+  }
+  if (found.empty()) return "";
+  return fmt::format("parameter{} {}: ", found.size() > 1 ? "s" : "", fmt::join(found, ", "));
+}
+
 bool valid_id(const std::string& id) {
   if (id.empty()) return false;
   for (unsigned char ch : id)
@@ -191,6 +211,10 @@ class Expander {
       // Reports and tolerance overrides key on it: an op folder must declare it.
       if (!is_declared_dtype(c.dtype))
         throw std::invalid_argument(fmt::format("op '{}' declared dtype '{}' for it, which is not a dtype label", c.op, c.dtype));
+      // Refused here, never run: a size past 64 bits once wrapped to 0 elements and PASSED.
+      opkit::require_case_fits(c);
+    } catch (const SizeError& e) {
+      input_error(fmt::format("{}: cases[{}] ({}): {}{}", suite_.path, index, id, size_parameters(e, params), e.what()));
     } catch (const std::invalid_argument& e) {
       input_error(fmt::format("{}: cases[{}] ({}): {}", suite_.path, index, id, e.what()));
     } catch (const nlohmann::json::exception& e) {

@@ -54,6 +54,9 @@ struct TensorMetrics {
   std::string name;
   int64_t checked = 0;            // elements compared (all, or the sample)
   int64_t total = 0;              // elements in the tensor
+  /// The output has no element (total 0): its shape is empty, as the op's contract allows (M = 0,
+  /// an empty varlen batch). The one case where checked = 0 passes.
+  bool empty = false;
   int64_t mismatches = 0;         // elements out of bound, NaN/Inf mismatches included
   int64_t nan_inf_mismatches = 0;
   double max_abs = 0.0;

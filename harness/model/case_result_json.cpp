@@ -69,7 +69,7 @@ RoundingMetrics rounding_from(const json& j) {
 }
 
 json metrics_json(const TensorMetrics& m) {
-  return {{"name", m.name},
+  json j = {{"name", m.name},
           {"checked", m.checked},
           {"total", m.total},
           {"mismatches", m.mismatches},
@@ -89,6 +89,8 @@ json metrics_json(const TensorMetrics& m) {
             {"expected", number_to_json(m.worst.expected)},
             {"bound", number_to_json(m.worst.bound)}}},
           {"rounding", rounding_json(m.rounding)}};
+  if (m.empty) j["empty"] = true;  // since schema 2.7
+  return j;
 }
 
 TensorMetrics metrics_from(const json& j) {
@@ -113,6 +115,7 @@ TensorMetrics metrics_from(const json& j) {
   m.worst.expected = number_from(field(w, "expected"), "worst.expected");
   m.worst.bound = number_from(field(w, "bound"), "worst.bound");
   if (auto it = j.find("rounding"); it != j.end()) m.rounding = json_within("rounding", [&] { return rounding_from(*it); });  // since schema 2.4
+  if (j.contains("empty")) m.empty = json_field<bool>(j, "empty");  // since schema 2.7
   return m;
 }
 

@@ -8,6 +8,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "model/checked_size.h"
 #include "model/dtype.h"
 #include "model/scalar_codec.h"
 
@@ -217,6 +218,7 @@ void finish_case(Case& c, const CommonParams& common) {
 }
 
 TensorSpec tensor(std::string name, opcert_dtype dtype, std::vector<int64_t> shape) {
+  require_operand_fits(name, shape, dtype);  // before any builder counts its elements
   TensorSpec t;
   t.name = std::move(name);
   t.dtype = dtype;

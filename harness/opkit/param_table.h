@@ -90,7 +90,8 @@ void allow_specials(const CommonParams& common, std::initializer_list<std::strin
 /// tags "exact" or "rounding" and one per special.
 void finish_case(Case& c, const CommonParams& common);
 
-/// A tensor operand (an output, or an input whose fill is set afterwards).
+/// A tensor operand (an output, or an input whose fill is set afterwards); throws SizeError when it
+/// does not fit kMaxCaseBytes (model/checked_size.h).
 TensorSpec tensor(std::string name, opcert_dtype dtype, std::vector<int64_t> shape);
 FillSpec uniform(double lo, double hi);
 FillSpec integers(double lo, double hi, double density);

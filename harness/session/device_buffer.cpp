@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "model/checked_size.h"
+
 namespace opcert {
 namespace {
 
@@ -15,8 +17,9 @@ constexpr uint64_t kAlignment = 256;
 
 DeviceBuffer::DeviceBuffer(BackendHandle& backend, opcert_device device, std::size_t tensor_bytes, bool guarded)
     : backend_(&backend), device_(device), tensor_bytes_(tensor_bytes), guarded_(guarded) {
-  const std::size_t total = tensor_bytes + (guarded ? 2 * kGuardBytes : 0);
-  base_ = backend.allocate(device, std::max<std::size_t>(total, 1), kAlignment);
+  const auto total = checked_add(tensor_bytes, guarded ? 2 * kGuardBytes : 0);
+  if (!total) throw SizeError("", {}, fmt::format("a buffer of {} bytes with its guards does not fit 64 bits", tensor_bytes));
+  base_ = backend.allocate(device, std::max<std::size_t>(*total, 1), kAlignment);
 }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept

@@ -5,25 +5,46 @@
 #include <fstream>
 #include <sstream>
 
+#include "model/checked_size.h"
 #include "reports/number_format.h"
 #include "session/device_buffer.h"
 
 namespace opcert {
 
+namespace {
+
+uint64_t sum(uint64_t a, uint64_t b) {
+  if (auto s = checked_add(a, b)) return *s;
+  throw SizeError("", {}, "the case's memory footprint does not fit 64 bits");
+}
+
+uint64_t times(uint64_t a, uint64_t b) {
+  if (auto p = checked_mul(a, b)) return *p;
+  throw SizeError("", {}, "the case's memory footprint does not fit 64 bits");
+}
+
+}  // namespace
+
+uint64_t Footprint::device() const { return sum(operands, outputs); }
+
+uint64_t Footprint::host(bool device_is_host) const {
+  return sum(sum(sum(operands, outputs), reference), device_is_host ? device() : 0);
+}
+
 Footprint case_footprint(const Case& c) {
   Footprint f;
   uint64_t elements = 0;
   for (const TensorSpec& t : c.inputs) {
-    f.operands += t.bytes();
-    elements += static_cast<uint64_t>(t.numel());
+    f.operands = sum(f.operands, t.bytes());
+    elements = sum(elements, static_cast<uint64_t>(t.numel()));
   }
   for (const TensorSpec& t : c.outputs) {
-    f.outputs += t.bytes() + 2 * DeviceBuffer::kGuardBytes;
+    f.outputs = sum(f.outputs, sum(t.bytes(), 2 * DeviceBuffer::kGuardBytes));
     // A sampled check computes its sample of the output (check/sample_plan.h), not all of it.
     const int64_t n = t.numel();
-    elements += static_cast<uint64_t>(c.sample_elements > 0 && n > c.sample_elements ? c.sample_elements : n);
+    elements = sum(elements, static_cast<uint64_t>(c.sample_elements > 0 && n > c.sample_elements ? c.sample_elements : n));
   }
-  f.reference = elements * sizeof(double);
+  f.reference = times(elements, sizeof(double));
   return f;
 }
 

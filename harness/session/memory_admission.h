@@ -12,15 +12,17 @@
 
 namespace opcert {
 
-/// What running a case needs, in bytes.
+/// What running a case needs, in bytes: exact, with checked arithmetic. A case from a suite fits
+/// kMaxCaseBytes (model/checked_size.h), so every figure here fits 64 bits; a case that does not
+/// makes case_footprint, device() or host() throw SizeError, never a wrapped figure.
 struct Footprint {
   uint64_t operands = 0;   // the inputs, generated on the host, and their copies on the device
   uint64_t outputs = 0;    // the outputs with their guards on the device, and read back to the host
   uint64_t reference = 0;  // the fp64 reference: every input element and each checked output element as a double
   /// On the device: inputs and guarded outputs. On the host: the generated inputs, the outputs read
   /// back and the reference (and the device's share too where the device is host memory).
-  uint64_t device() const { return operands + outputs; }
-  uint64_t host(bool device_is_host) const { return operands + outputs + reference + (device_is_host ? device() : 0); }
+  uint64_t device() const;
+  uint64_t host(bool device_is_host) const;
 };
 
 /// The footprint of `c` from its tensor specs.

@@ -8,6 +8,7 @@
 #include "check/compare.h"
 #include "check/fill.h"
 #include "check/sample_plan.h"
+#include "model/checked_size.h"
 #include "model/dtype.h"
 #include "reference/reference.h"
 #include "session/memory_admission.h"
@@ -45,7 +46,11 @@ std::unique_ptr<PreparedCase> PreparedCase::prepare(BackendHandle& backend, cons
   // allocate until the timeout or the OOM killer ends it.
   const MemoryLimits limits =
       memory_limits(backend.devices()[static_cast<std::size_t>(options.device_index)], options.max_memory);
-  if (const std::string why = admission_refusal(case_footprint(c), limits); !why.empty()) return skip(skip_reason::kTooBig, why);
+  try {
+    if (const std::string why = admission_refusal(case_footprint(c), limits); !why.empty()) return skip(skip_reason::kTooBig, why);
+  } catch (const SizeError& e) {  // a case no suite loads (it refuses them): never run
+    return fail(Status::kError, e.what());
+  }
   try {
     for (const auto& spec : c.inputs) p->inputs_.push_back(generate_input(spec, c.seed, c.id));
   } catch (const std::exception& e) {

@@ -6,6 +6,7 @@
 
 #include "check/collectives/rank_check.h"
 #include "session/prepared_case.h"
+#include "model/checked_size.h"
 #include "model/dtype.h"
 
 namespace opcert {
@@ -56,7 +57,11 @@ std::unique_ptr<PreparedCollective> PreparedCollective::prepare(BackendHandle& b
     const CollectiveSpec& s = p->spec_;
     const std::size_t width = dtype_bytes(s.dtype);
     const HostTensor x = RankInputs(s, c.seed, c.id, place.ranks).tensor(place.rank);
-    const std::size_t y_bytes = static_cast<std::size_t>(s.output_elements(place.ranks)) * width;
+    const std::size_t y_bytes = p->sized_.outputs[0].bytes();  // checked: count times ranks times width
+    const auto offset_bytes = [&](int64_t elements) -> std::size_t {
+      if (auto b = checked_mul(static_cast<uint64_t>(elements), width)) return *b;
+      throw SizeError("y", {}, "the in-place offset of y does not fit 64 bits");
+    };
     if (!s.in_place) {
       p->buffers_.push_back(DeviceBuffer::input(backend, device, x.bytes));
       p->buffers_.push_back(DeviceBuffer::guarded_output(backend, device, y_bytes));
@@ -66,8 +71,8 @@ std::unique_ptr<PreparedCollective> PreparedCollective::prepare(BackendHandle& b
     }
     // One buffer holds x and y; the larger of the two spans it (docs/OPS.md, in place).
     const int64_t offset = s.in_place_output_offset(place.rank);  // y relative to x, in elements
-    const std::size_t x_at = offset < 0 ? static_cast<std::size_t>(-offset) * width : 0;
-    p->y_offset_bytes_ = offset > 0 ? static_cast<std::size_t>(offset) * width : 0;
+    const std::size_t x_at = offset < 0 ? offset_bytes(-offset) : 0;
+    p->y_offset_bytes_ = offset > 0 ? offset_bytes(offset) : 0;
     p->buffers_.push_back(DeviceBuffer::guarded_output(backend, device, std::max(x.bytes.size(), y_bytes)));
     auto* base = static_cast<std::byte*>(p->buffers_[0].data());
     backend.copy(device, OPCERT_COPY_HOST_TO_DEVICE, base + x_at, x.bytes.data(), x.bytes.size());

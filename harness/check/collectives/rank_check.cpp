@@ -103,6 +103,7 @@ TensorMetrics compare_rank_output(const HostTensor& got, const ExpectedOutput& e
   m.name = got.spec.name;
   m.total = got.spec.numel();
   m.checked = m.total;
+  m.empty = m.total == 0;
   if (static_cast<int64_t>(expected.values.size()) != m.total)
     throw std::invalid_argument(fmt::format("output '{}' has {} elements, the expectation {}", m.name, m.total,
                                             expected.values.size()));

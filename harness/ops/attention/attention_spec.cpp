@@ -2,10 +2,12 @@
 // fp8 e4m3fn inputs with optional [B, Hkv] descales and a bf16 output (FlashAttention-3's fp8 forward).
 #include <fmt/format.h>
 
+#include <limits>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
 
+#include "opkit/case_size.h"
 #include "ops/attention/attention.h"
 
 namespace opcert::ops::attention {
@@ -17,11 +19,14 @@ void require_positive(const char* name, int64_t v, int64_t min) {
   if (v < min) fail(fmt::format("parameter '{}' must be >= {}, not {}", name, min, v));
 }
 
-// cu_seqlens: prefix sums starting at 0.
-std::vector<double> prefix_sums(const std::vector<int64_t>& lengths, int64_t& total) {
+// cu_seqlens: prefix sums starting at 0, each an int32 (docs/OPS.md); `name` is the parameter.
+std::vector<double> prefix_sums(const char* name, const std::vector<int64_t>& lengths, int64_t& total) {
+  constexpr int64_t kMaxTokens = std::numeric_limits<int32_t>::max();
   std::vector<double> cu{0.0};
   total = 0;
   for (int64_t len : lengths) {
+    if (len > kMaxTokens - total)  // every length is >= 0: total + len cannot wrap here
+      fail(fmt::format("parameter '{}' sums to more than 2^31 - 1 tokens, more than cu_seqlens (int32) can hold", name));
     total += len;
     cu.push_back(static_cast<double>(total));
   }
@@ -49,7 +54,7 @@ std::vector<TensorSpec> descales(int64_t batch, int64_t hkv, bool zero_k) {
     auto t = tensor(name, OPCERT_DTYPE_F32, {batch, hkv});
     t.fill = uniform(kAmaxLo / kE4m3Max, kAmaxHi / kE4m3Max);
     if (zero_k && std::string_view(name) == "k_descale") {
-      std::vector<double> factors(static_cast<std::size_t>(batch * hkv));
+      std::vector<double> factors(static_cast<std::size_t>(listed_count(t)));
       for (std::size_t i = 0; i < factors.size(); ++i) factors[i] = i % 2 == 0 ? 0.0 : 1.0 / kE4m3Max;
       t.fill = values(std::move(factors));
     }
@@ -148,8 +153,8 @@ void build_case(const json& params, Case& c) {
     auto v = tensor("v", dtype, {0, hkv, d});
     auto cu_q = tensor("cu_seqlens_q", OPCERT_DTYPE_I32, {b + 1});
     auto cu_k = tensor("cu_seqlens_k", OPCERT_DTYPE_I32, {b + 1});
-    cu_q.fill = values(prefix_sums(seqlens_q, tq));
-    cu_k.fill = values(prefix_sums(seqlens_k, tk));
+    cu_q.fill = values(prefix_sums("seqlens_q", seqlens_q, tq));
+    cu_k.fill = values(prefix_sums("seqlens_k", seqlens_k, tk));
     q.shape[0] = tq;
     k.shape[0] = v.shape[0] = tk;
     q.fill = k.fill = v.fill = fill;

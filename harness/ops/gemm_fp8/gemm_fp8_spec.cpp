@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "opkit/case_size.h"
 #include "ops/gemm_fp8/gemm_fp8.h"
 
 namespace opcert::ops::gemm_fp8 {
@@ -11,7 +12,7 @@ namespace {
 
 constexpr int64_t kBlock = 128;
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }  // a + b - 1 could overflow
 
 // Realistic quantized operands: a per-tensor quantized normal tensor uses most of the fp8
 // range; uniform over about half of it rounds to every binade the dtype has there.
@@ -67,8 +68,8 @@ void build_case(const json& params, Case& c) {
     // Small integers are exact in both fp8 formats; power-of-two scales keep every product exact.
     a.fill = rounding ? integers(-range, range, 1.0) : integers(-2, 2, exact_dot_density(k, out));
     b.fill = rounding ? integers(-range, range, 1.0) : integers(-2, 2, 1.0);
-    a_scale.fill = values(power_of_two_scales(a_scale.numel()));
-    b_scale.fill = values(power_of_two_scales(b_scale.numel()));
+    a_scale.fill = values(power_of_two_scales(listed_count(a_scale)));
+    b_scale.fill = values(power_of_two_scales(listed_count(b_scale)));
   } else {
     a.fill = uniform(-random_range(a_dtype), random_range(a_dtype));
     b.fill = uniform(-random_range(b_dtype), random_range(b_dtype));

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "opkit/case_size.h"
 #include "ops/gemm_int8/gemm_int8.h"
 
 namespace opcert::ops::gemm_int8 {
@@ -51,8 +52,8 @@ void build_case(const json& params, Case& c) {
     auto a_scale = tensor("a_scale", OPCERT_DTYPE_F32, {m});
     auto b_scale = tensor("b_scale", OPCERT_DTYPE_F32, {n});
     // Random scales of a typical int8 quantization (amax / 127 for activations of a few units).
-    a_scale.fill = exact || rounding ? values(power_of_two_scales(m)) : uniform(1e-3, 1e-2);
-    b_scale.fill = exact || rounding ? values(power_of_two_scales(n)) : uniform(1e-3, 1e-2);
+    a_scale.fill = exact || rounding ? values(power_of_two_scales(listed_count(a_scale))) : uniform(1e-3, 1e-2);
+    b_scale.fill = exact || rounding ? values(power_of_two_scales(listed_count(b_scale))) : uniform(1e-3, 1e-2);
     c.inputs.push_back(a_scale);
     c.inputs.push_back(b_scale);
     if (bias) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "opkit/case_size.h"
 #include "ops/rope/rope.h"
 
 namespace opcert::ops::rope {
@@ -20,6 +21,9 @@ std::vector<double> scattered_positions(int64_t n, int64_t p) {
   if (n > 0) pos.back() = static_cast<double>(p - 1);
   return pos;
 }
+
+// Explicit positions are int32 (docs/OPS.md): every one of [0, P) must be one.
+constexpr int64_t kMaxPosition = int64_t{1} << 31;
 
 }  // namespace
 
@@ -81,6 +85,9 @@ void build_case(const json& params, Case& c) {
   const bool explicit_positions = p.boolean("positions");
   const int64_t max_position = p.given("max_position") ? p.integer("max_position") : std::max<int64_t>(seq, 1);
   if (max_position < 1) fail(fmt::format("parameter 'max_position' must be >= 1, not {}", max_position));
+  if (explicit_positions && max_position > kMaxPosition)
+    fail(fmt::format("parameter 'max_position' must be at most 2^31 with explicit positions (int32 positions in [0, P)), not {}",
+                     max_position));
   if (!explicit_positions && max_position < seq)
     fail(fmt::format("parameter 'max_position' ({}) must be >= the sequence length ({}) without explicit positions", max_position, seq));
 
@@ -111,7 +118,7 @@ void build_case(const json& params, Case& c) {
   c.inputs.push_back(sin);
   if (explicit_positions) {
     auto pos = tensor("positions", OPCERT_DTYPE_I32, tokens);
-    pos.fill = values(scattered_positions(pos.numel(), max_position));
+    pos.fill = values(scattered_positions(listed_count(pos), max_position));
     c.inputs.push_back(pos);
   }
   c.outputs = {tensor("q_out", dtype, q.shape)};
