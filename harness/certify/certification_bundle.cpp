@@ -139,7 +139,7 @@ Certificate write_bundle(const fs::path& bundle, const BundleInputs& in) {
                       {"failing", tally.failing}});
     rows += summary_row(tally) + "\n";
   }
-  const Certificate cert = judge_certificate(tallies, in.backend);
+  Certificate cert = judge_certificate(tallies, in.backend);  // the pair coverage is added below
 
   // Every op of the plan: what the backend's results were, or that it has no implementation of it.
   json coverage = json::object();
