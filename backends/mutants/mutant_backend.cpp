@@ -49,11 +49,13 @@ class MutantBackend : public sdk::Backend, public cpu::CpuCollectives {
                                 {Defect::kLayoutIgnored, "layout_ignored"},
                                 {Defect::kTruncatedOutput, "truncated_output"},
                                 {Defect::kHalfAwayOutput, "half_away_output"},
-                                {Defect::kOddOutput, "odd_output"}}});
+                                {Defect::kOddOutput, "odd_output"},
+                                {Defect::kNanSpread, "nan_spread"}}});
     add_op<sdk::GemmFp8Operands>({"gemm_fp8", sdk::parse_gemm_fp8, gemm_fp8, nullptr,
                                   {{Defect::kNone, "correct"},
                                    {Defect::kScaleDropped, "scale_dropped"},
                                    {Defect::kBlockScaleTransposed, "block_scale_transposed"},
+                                   {Defect::kPartialBlockScale, "partial_block_scale"},
                                    {Defect::kBiasDropped, "bias_dropped"},
                                    {Defect::kTruncatedOutput, "truncated_output"}}});
     add_op<sdk::GemmInt8Operands>({"gemm_int8", sdk::parse_gemm_int8, gemm_int8, nullptr,
@@ -61,7 +63,9 @@ class MutantBackend : public sdk::Backend, public cpu::CpuCollectives {
                                     {Defect::kScaleDropped, "scale_dropped"},
                                     {Defect::kBiasDropped, "bias_dropped"},
                                     {Defect::kHalfAwayOutput, "half_away_output"},
-                                    {Defect::kInt16Accumulation, "int16_accumulation"}}});
+                                    {Defect::kInt16Accumulation, "int16_accumulation"},
+                                    {Defect::kFp32Accumulation, "fp32_accumulation"},
+                                    {Defect::kRoundedBeforeScale, "rounded_before_scale"}}});
     add_op<sdk::QuantizeOperands>({"quantize", sdk::parse_quantize, quantize, nullptr,
                                    {{Defect::kNone, "correct"},
                                     {Defect::kWrongQuantMax, "wrong_qmax"},
@@ -101,6 +105,9 @@ class MutantBackend : public sdk::Backend, public cpu::CpuCollectives {
                                   {{Defect::kNone, "correct"},
                                    {Defect::kWritePastEnd, "write_past_end"},
                                    {Defect::kLastDropped, "last_dropped"},
+                                   {Defect::kExpRounded, "exp_rounded"},
+                                   {Defect::kNonFiniteRowsZeroed, "non_finite_rows_zeroed"},
+                                   {Defect::kNanSpread, "nan_spread"},
                                    {Defect::kTruncatedOutput, "truncated_output"}}});
     for (const CollectiveVariant& v : collective_variants()) {
       const std::string description = v.defect == CollectiveDefect::kNone ? "every rank's x gathered, reduced in fp64, correct"

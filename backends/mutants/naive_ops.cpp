@@ -41,6 +41,13 @@ double descale_of(const std::optional<Tensor>& descale, int64_t b, int64_t g, in
   return descale ? ld(*descale, b * hkv + g) : 1.0;
 }
 
+// Does the tensor hold a NaN or an infinity anywhere?
+bool any_non_finite(const Tensor& t) {
+  for (int64_t i = 0; i < t.numel(); ++i)
+    if (!std::isfinite(ld(t, i))) return true;
+  return false;
+}
+
 void st(const Tensor& t, int64_t i, double v, Defect defect = Defect::kNone) {
   const auto dtype = static_cast<opcert_dtype>(t.dtype());
   store_as(dtype, misrounded(dtype, v, defect), t.data<char>() + i * static_cast<int64_t>(dtype_bytes(dtype)));
@@ -69,6 +76,8 @@ void gemm(const sdk::GemmOperands& g, Defect defect) {
       st(c, m * N + n, s + (add_bias ? ld(*bias, n) : 0.0), defect);
     }
   if (defect == Defect::kWritePastEnd) st(c, M * N, 0.0);
+  if (defect == Defect::kNanSpread && (any_non_finite(a) || any_non_finite(b)))
+    for (int64_t i = 0; i < M * N; ++i) st(c, i, std::numeric_limits<double>::quiet_NaN());
 }
 
 void gemm_fp8(const sdk::GemmFp8Operands& g, Defect defect) {
@@ -83,6 +92,8 @@ void gemm_fp8(const sdk::GemmFp8Operands& g, Defect defect) {
         double s = 0.0;
         for (int64_t k = kb * block; k < std::min(K, (kb + 1) * block); ++k) s += ld(a, m * K + k) * ld(b, n * K + k);
         double scale_a = 1.0, scale_b = 1.0;
+        // K / block full blocks, the partial one's scales read from the last full block.
+        const int64_t kb_scale = defect == Defect::kPartialBlockScale && K >= block ? std::min(kb, K / block - 1) : kb;
         if (g.scaling == sdk::Fp8Scaling::kTensor) {
           scale_a = ld(sa, 0);
           scale_b = ld(sb, 0);
@@ -90,9 +101,9 @@ void gemm_fp8(const sdk::GemmFp8Operands& g, Defect defect) {
           scale_a = ld(sa, m);
           scale_b = ld(sb, n);
         } else {
-          scale_a = ld(sa, m * kb_count + kb);
+          scale_a = ld(sa, m * kb_count + kb_scale);
           scale_b = defect == Defect::kBlockScaleTransposed ? ld(sb, kb * nb_count + n / block)
-                                                            : ld(sb, (n / block) * kb_count + kb);
+                                                            : ld(sb, (n / block) * kb_count + kb_scale);
         }
         if (defect == Defect::kScaleDropped) scale_b = 1.0;
         total += scale_a * scale_b * s;
@@ -111,12 +122,14 @@ void gemm_int8(const sdk::GemmInt8Operands& g, Defect defect) {
       for (int64_t k = 0; k < K; ++k) {
         acc += ld(a, m * K + k) * ld(b, n * K + k);
         if (defect == Defect::kInt16Accumulation) acc = std::clamp(acc, -32768.0, 32767.0);
+        if (defect == Defect::kFp32Accumulation) acc = round_to(OPCERT_DTYPE_F32, acc);
       }
       if (!g.dequantize) {
         st(c, m * N + n, acc);
         continue;
       }
       const double scale_a = defect == Defect::kScaleDropped ? 1.0 : ld(*sa, m);
+      if (defect == Defect::kRoundedBeforeScale) acc = round_to(static_cast<opcert_dtype>(c.dtype()), acc);
       st(c, m * N + n, scale_a * ld(*sb, n) * acc + (bias && defect != Defect::kBiasDropped ? ld(*bias, n) : 0.0), defect);
     }
 }
@@ -256,10 +269,20 @@ void softmax(const sdk::SoftmaxOperands& s, Defect defect) {
     double mx = -std::numeric_limits<double>::infinity(), sum = 0.0;
     for (int64_t i = 0; i < N; ++i) mx = std::max(mx, ld(x, r * N + i));
     const int64_t summed = defect == Defect::kLastDropped ? N - 1 : N;
-    for (int64_t i = 0; i < summed; ++i) sum += std::exp(ld(x, r * N + i) - mx);
-    for (int64_t i = 0; i < N; ++i) st(y, r * N + i, std::exp(ld(x, r * N + i) - mx) / sum, defect);
+    // oneDNN 2.6's bf16 softmax keeps exp(x - max) in the output dtype between its passes.
+    const auto e = [&](int64_t i) {
+      const double v = std::exp(ld(x, r * N + i) - mx);
+      return defect == Defect::kExpRounded ? round_to(static_cast<opcert_dtype>(y.dtype()), v) : v;
+    };
+    bool non_finite_row = false;
+    for (int64_t i = 0; i < N; ++i) non_finite_row = non_finite_row || std::isnan(ld(x, r * N + i)) || ld(x, r * N + i) == std::numeric_limits<double>::infinity();
+    for (int64_t i = 0; i < summed; ++i) sum += e(i);
+    for (int64_t i = 0; i < N; ++i)
+      st(y, r * N + i, defect == Defect::kNonFiniteRowsZeroed && non_finite_row ? 0.0 : e(i) / sum, defect);
   }
   if (defect == Defect::kWritePastEnd) st(y, rows * N, 0.5);
+  if (defect == Defect::kNanSpread && any_non_finite(x))
+    for (int64_t i = 0; i < rows * N; ++i) st(y, i, std::numeric_limits<double>::quiet_NaN());
 }
 
 }  // namespace opcert::mutants

@@ -22,6 +22,12 @@ enum class Defect {
   kWritePastEnd,          // gemm, softmax: one element written after the output
   kScaleDropped,          // gemm_fp8, gemm_int8: b_scale (gemm_int8: a_scale) ignored
   kInt16Accumulation,     // gemm_int8: a saturating 16-bit accumulator (clamped to int16 after every product)
+  kFp32Accumulation,      // gemm_int8: the products summed in fp32 (inexact past 2^24)
+  kRoundedBeforeScale,    // gemm_int8 (float out): the int32 sum rounded to the output dtype before scaling
+  kPartialBlockScale,     // gemm_fp8 block scaling: a partial last K block takes the last full block's scales
+  kNanSpread,             // gemm, softmax: a NaN or infinity anywhere in the inputs makes every output NaN
+  kExpRounded,            // softmax: exp(x - max) stored in the output dtype between the passes
+  kNonFiniteRowsZeroed,   // softmax: rows holding NaN or +inf come back as zeros
   kBlockScaleTransposed,  // gemm_fp8 block scaling: b_scale read as [k block, n block]
   kCausalOffByOne,        // attention: each query also sees the next key
   kWrongGqaMapping,       // attention: query head h reads kv head h % Hkv instead of h / group

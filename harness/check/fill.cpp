@@ -53,7 +53,8 @@ HostTensor generate_input(const TensorSpec& spec, uint64_t seed, std::string_vie
 #pragma omp parallel for schedule(static) if (n > 65536)
   for (int64_t i = 0; i < n; ++i) {
     double v = element(f, rng, i, columns);
-    if (f.special_every > 0 && !f.specials.empty() && i % f.special_every == f.special_every - 1)
+    if (f.special_every > 0 && !f.specials.empty() && i % f.special_every == f.special_every - 1 &&
+        (f.special_span == 0 || i < f.special_span))
       v = f.specials[static_cast<std::size_t>(i / f.special_every) % f.specials.size()];
     store_as(spec.dtype, v, out + static_cast<std::size_t>(i) * width);
   }

@@ -30,6 +30,9 @@ struct FillSpec {
   /// becomes the next of `specials` in turn (NaN, +inf, -inf, large magnitudes).
   int64_t special_every = 0;
   std::vector<double> specials;
+  /// Specials go only into the first `special_span` elements (0 = the whole tensor), so that rows
+  /// after them stay finite and an output that is NaN everywhere cannot pass.
+  int64_t special_span = 0;
 };
 
 struct TensorSpec {

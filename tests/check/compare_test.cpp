@@ -57,10 +57,61 @@ TEST(Tolerance, GemmBoundIsOutputRoundingPlusAccumulation) {
   EXPECT_NEAR(t.bound(1, 0.0), least_subnormal(OPCERT_DTYPE_BF16), 1e-45);
 
   const OutputTolerance exact = output_tolerance(gemm_case(OPCERT_DTYPE_BF16, 64, FillMode::kExact), ref);
-  EXPECT_DOUBLE_EQ(exact.relative, 0x1.0p-8);
+  EXPECT_DOUBLE_EQ(exact.relative, 0x1.0p-7);  // the final rounding's u|held|, with a margin
 
   const OutputTolerance overridden = output_tolerance(c, ref, BoundOverride{0.5, 0.0});
   EXPECT_DOUBLE_EQ(overridden.bound(0, 1.0), 0.5);
+}
+
+// gemm_int8 with a float output: the int32 sum is exact, so the bound is the fp32 epilogue's four
+// roundings (doubled) on |scaled sum| + |bias|, whatever K; at K = 2^17 the elements are decided
+// and a sum rounded to bf16 before its scaling fails the rounding check.
+TEST(Tolerance, GemmInt8FloatOutputIsBoundedByItsEpilogueNotBySummation) {
+  Case c;
+  c.op = "gemm_int8";
+  c.id = "gemm_int8.test";
+  const int64_t k = int64_t{1} << 17;
+  c.inputs = {spec("a", OPCERT_DTYPE_I8, {1, k}), spec("b", OPCERT_DTYPE_I8, {1, k}), spec("a_scale", OPCERT_DTYPE_F32, {1}),
+              spec("b_scale", OPCERT_DTYPE_F32, {1})};
+  c.outputs = {spec("c", OPCERT_DTYPE_BF16, {1, 1})};
+  // acc = 2^20 + 4097, scaled by 1.5: 192.75 bf16 spacings (8192), so 193; rounded to bf16 first,
+  // acc is 2^20 + 8192 and 1.5 times it a tie, 193.5, which goes to 194.
+  const double x = 1.5 * (1048576.0 + 4097.0);
+  const ReferenceOutput ref = reference("c", {x}, {x});
+  const OutputTolerance t = output_tolerance(c, ref);
+  EXPECT_DOUBLE_EQ(t.absolute(0), least_subnormal(OPCERT_DTYPE_BF16) + 8.0 * 0x1.0p-24 * x);
+  const TensorMetrics right = compare_output(tensor_of(c.outputs[0], {193.0 * 8192.0}), ref, t);
+  EXPECT_EQ(right.mismatches, 0);
+  const TensorMetrics twice = compare_output(tensor_of(c.outputs[0], {194.0 * 8192.0}), ref, t);
+  EXPECT_EQ(twice.rounding.misrounded, 1);
+  EXPECT_EQ(twice.mismatches, 1);
+}
+
+// A tie rounded down to a power of two errs by exactly u|held| (the spacing below 32 is half the
+// spacing above): the exact-fill bound leaves it a margin, and the rounding check still fails the
+// other neighbour of the tie, the wrong bits at the same distance.
+TEST(Compare, ExactFillTieAtAPowerOfTwoPassesWithMarginAndItsWrongTwinFails) {
+  const Case c = gemm_case(OPCERT_DTYPE_BF16, 1024, FillMode::kExact);
+  const ReferenceOutput ref = reference("c", {32.125, 1.0, 2.0, 3.0});
+  const OutputTolerance tol = output_tolerance(c, ref);
+  const TensorMetrics right = compare_output(tensor_of(c.outputs[0], {32.0, 1.0, 2.0, 3.0}), ref, tol);
+  EXPECT_EQ(right.mismatches, 0);
+  EXPECT_DOUBLE_EQ(right.error_ratio, 0.5);
+  const TensorMetrics wrong = compare_output(tensor_of(c.outputs[0], {32.25, 1.0, 2.0, 3.0}), ref, tol);
+  EXPECT_EQ(wrong.mismatches, 1);
+  EXPECT_EQ(wrong.rounding.misrounded, 1);
+}
+
+// NaN where the reference is finite fails whatever else is NaN: the suites' special-value cases
+// keep finite rows beside the NaN ones, and an output NaN everywhere fails on those.
+TEST(Compare, NanWhereTheReferenceIsFiniteFailsBesideExpectedNans) {
+  const Case c = gemm_case(OPCERT_DTYPE_BF16, 16);
+  const ReferenceOutput ref = reference("c", {NAN, NAN, 1.0, 2.0});
+  const TensorMetrics m = compare_output(tensor_of(c.outputs[0], {NAN, NAN, NAN, NAN}), ref, output_tolerance(c, ref));
+  EXPECT_EQ(m.nan_inf_mismatches, 2);
+  std::string message;
+  EXPECT_EQ(judge({m}, message), Status::kFailed);
+  EXPECT_THAT(message, HasSubstr("2 NaN/Inf mismatches"));
 }
 
 TEST(Compare, IdenticalOutputPassesWithPerfectMetrics) {

@@ -76,6 +76,12 @@ TEST(Fill, ValuesAndSpecialsArePlacedExactly) {
   EXPECT_EQ(x.value(11), -INFINITY);
   EXPECT_TRUE(std::isfinite(x.value(0)));
 
+  s.special_span = 8;  // the first two rows of a [3, 4] tensor: the last row stays finite
+  const HostTensor rows = generate_input(spec("x", OPCERT_DTYPE_F32, {3, 4}, s), 1, "nan");
+  EXPECT_TRUE(std::isnan(rows.value(3)));
+  EXPECT_EQ(rows.value(7), INFINITY);
+  EXPECT_TRUE(std::isfinite(rows.value(11)));
+
   f.values = {1, 2};
   EXPECT_THROW(generate_input(spec("p", OPCERT_DTYPE_I32, {3}, f), 1, "bad"), std::invalid_argument);
 }

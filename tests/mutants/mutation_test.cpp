@@ -3,7 +3,9 @@
 // nothing else (docs/TOLERANCES.md, calibration rule 2).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
+#include <vector>
 
 #include "loader/plugin_discovery.h"
 #include "loader/registry.h"
@@ -209,6 +211,69 @@ Case rope_positions() {
                    {operand("q_out", OPCERT_DTYPE_F32, {8, 2, 64})});
 }
 
+// A [4, 4096] x [8, 4096] int8 product whose running sums climb past 2^25 and come back to a few
+// times 10^4 (the suites' pattern "crossing", docs/SUITES.md): exact in int32, not in fp32.
+Case gemm_int8_crossing() {
+  constexpr int64_t kK = 4096, kUp = kK * 15875 / (16129 + 15875);
+  TensorSpec a = operand("a", OPCERT_DTYPE_I8, {4, kK}), b = operand("b", OPCERT_DTYPE_I8, {8, kK});
+  for (TensorSpec* t : {&a, &b}) t->fill.kind = FillSpec::Kind::kValues;
+  for (int64_t r = 0; r < 4; ++r)
+    for (int64_t j = 0; j < kK; ++j) a.fill.values.push_back(r % 2 == 0 ? 127 : -127);
+  for (int64_t r = 0; r < 8; ++r)
+    for (int64_t j = 0; j < kK; ++j) b.fill.values.push_back(j >= kUp ? -125 : j < r ? 126 : 127);
+  return make_case("gemm_int8", {a, b}, {operand("c", OPCERT_DTYPE_I32, {4, 8})});
+}
+
+// Random int8 at K = 16384, bf16 out: the int32 sum is exact, so the bound is the epilogue's and
+// nearly every element is decided; a sum rounded to bf16 before scaling is rounded twice.
+Case gemm_int8_bf16_long() {
+  Case c = gemm_int8_bf16();
+  c.inputs[0].shape = {8, 16384};
+  c.inputs[1].shape = {16, 16384};
+  return c;
+}
+
+// Block-scaled, exact: integer codes, power-of-two scales that differ from block to block, and
+// K = 300 (two full blocks and one of 44): the exact result is an fp32 value, and reading the
+// partial block's scales from another block moves it by whole units.
+Case gemm_fp8_block_exact_partial() {
+  TensorSpec a = operand("a", OPCERT_DTYPE_F8_E4M3FN, {4, 300}), b = operand("b", OPCERT_DTYPE_F8_E4M3FN, {256, 300});
+  for (TensorSpec* t : {&a, &b}) {
+    t->fill.kind = FillSpec::Kind::kExact;
+    t->fill.lo = -2;
+    t->fill.hi = 2;
+  }
+  TensorSpec sa = operand("a_scale", OPCERT_DTYPE_F32, {4, 3}), sb = operand("b_scale", OPCERT_DTYPE_F32, {2, 3});
+  sa.fill.kind = sb.fill.kind = FillSpec::Kind::kValues;
+  sa.fill.values = {2, 1, 0.5, 1, 0.5, 2, 0.25, 2, 1, 0.5, 1, 4};
+  sb.fill.values = {1, 0.5, 2, 0.5, 2, 0.25};
+  Case c = make_case("gemm_fp8", {a, b, sa, sb}, {operand("c", OPCERT_DTYPE_F32, {4, 256})}, {{"scaling", std::string("block")}});
+  c.fill_mode = FillMode::kExact;
+  return c;
+}
+
+// NaN in the first half of a's rows only (as the suites plant them): the other rows stay finite.
+TensorSpec with_nan_rows(TensorSpec t, std::vector<double> specials = {NAN}) {
+  t.fill.special_every = 7;
+  t.fill.specials = std::move(specials);
+  t.fill.special_span = t.shape[0] / 2 * t.shape[1];
+  return t;
+}
+
+Case gemm_fp32_nan_rows() {
+  return make_case("gemm", {with_nan_rows(operand("a", OPCERT_DTYPE_F32, {8, 32})), operand("b", OPCERT_DTYPE_F32, {16, 32})},
+                   {operand("c", OPCERT_DTYPE_F32, {8, 16})});
+}
+
+Case softmax_nan_inf_rows() {
+  return make_case("softmax", {with_nan_rows(operand("x", OPCERT_DTYPE_F32, {8, 64}, -8, 8), {NAN, INFINITY})},
+                   {operand("y", OPCERT_DTYPE_F32, {8, 64})});
+}
+
+Case softmax_bf16() {
+  return make_case("softmax", {operand("x", OPCERT_DTYPE_BF16, {4, 300}, -8, 8)}, {operand("y", OPCERT_DTYPE_BF16, {4, 300})});
+}
+
 const Mutation kMutations[] = {
     {"mutants.gemm.bf16_accumulation", gemm_bf16},
     {"mutants.gemm.write_past_end", gemm_bf16},
@@ -242,6 +307,14 @@ const Mutation kMutations[] = {
     {"mutants.softmax.last_dropped", softmax_fp32},
     {"mutants.attention.descale_ignored", attention_fp8_descaled},
     {"mutants.attention.v_descale_from_k", attention_fp8_descaled},
+    {"mutants.gemm_int8.fp32_accumulation", gemm_int8_crossing},
+    {"mutants.gemm_int8.int16_accumulation", gemm_int8_crossing},
+    {"mutants.gemm_int8.rounded_before_scale", gemm_int8_bf16_long},
+    {"mutants.gemm_fp8.partial_block_scale", gemm_fp8_block_exact_partial},
+    {"mutants.gemm.nan_spread", gemm_fp32_nan_rows},
+    {"mutants.softmax.nan_spread", softmax_nan_inf_rows},
+    {"mutants.softmax.non_finite_rows_zeroed", softmax_nan_inf_rows},
+    {"mutants.softmax.exp_rounded", softmax_bf16},
 };
 
 class MutationTest : public ::testing::TestWithParam<Mutation> {};

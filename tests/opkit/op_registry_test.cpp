@@ -46,13 +46,18 @@ TEST(CaseBuilder, SpecialsArePlantedInTheFirstInput) {
   EXPECT_EQ(fill.specials[1], INFINITY);
   EXPECT_EQ(fill.specials[2], 4096.0);  // fp16's large magnitude
   EXPECT_EQ(input(c, "b").fill.special_every, 0);
+  EXPECT_EQ(fill.special_span, 32 * 64);  // NaN and inf in the first half of a's rows only: the rest stay finite
   for (const char* tag : {"nan", "inf", "large"}) EXPECT_NE(std::find(c.tags.begin(), c.tags.end(), tag), c.tags.end()) << tag;
-  // A tiny tensor still gets one: every n/2-th element.
+  // A tiny tensor still gets one: every n/2-th element of the rows that take them.
   const auto tiny = build("softmax", {{"dtype", "fp32"}, {"rows", 8}, {"n", 1}, {"specials", {"-inf"}}});
-  EXPECT_EQ(input(tiny, "x").fill.special_every, 4);
+  EXPECT_EQ(input(tiny, "x").fill.special_span, 4);
+  EXPECT_EQ(input(tiny, "x").fill.special_every, 2);
   EXPECT_EQ(input(tiny, "x").fill.specials, (std::vector<double>{-INFINITY}));
   const auto bf16 = build("rms_norm", {{"dtype", "bf16"}, {"t", 4}, {"h", 64}, {"specials", {"-large"}}});
   EXPECT_EQ(input(bf16, "x").fill.specials, (std::vector<double>{-std::ldexp(1.0, 56)}));
+  EXPECT_EQ(input(bf16, "x").fill.special_span, 0);  // finite specials go everywhere
+  // One row: nowhere to keep finite, so the whole row takes them.
+  EXPECT_EQ(input(build("softmax", {{"dtype", "fp32"}, {"rows", 1}, {"n", 300}, {"specials", {"nan"}}}), "x").fill.special_span, 0);
 }
 
 TEST(CaseBuilder, ParameterErrorsNameTheParameter) {

@@ -16,10 +16,10 @@ void dot_product_tolerance(const Case& c, const ReferenceOutput& ref, OutputTole
     // Exact and rounding fills: every partial sum is representable (small integers are exact in
     // TF32 too), so the value before the final rounding is exact and that rounding is known, ties
     // included.
-    // Exact fills hit representable values (one ulp off is out of bound); rounding fills sit on
-    // ties, half an ulp from either neighbour, so the bound keeps its 2u and the bits are judged
-    // by the rounding check.
-    if (c.fill_mode == FillMode::kExact) t.relative = unit_roundoff(t.dtype);
+    // The final rounding errs by at most u|held|, reached by a tie that rounds down to a power of
+    // two (the spacing below one is half the spacing above): the bound keeps its 2u so that a
+    // correct result never touches it, and the bits are judged by the rounding check (noise 0:
+    // every element is decided, so one ulp off fails there).
     t.absolute = [=](std::size_t) { return floor; };
     t.noise = [](std::size_t) { return 0.0; };
     return;

@@ -1,7 +1,10 @@
 // gemm_int8: the exact int32 sum, or a_scale[m] * b_scale[n] * acc + bias[n] when dequantized
-// (docs/OPS.md#gemm_int8), before rounding to the output dtype. magnitude = the formula over
-// |every factor|; no condition.
+// (docs/OPS.md#gemm_int8), before rounding to the output dtype. magnitude: for int32, the formula
+// over |every factor|; dequantized, |a_scale · b_scale · acc| + |bias|, the terms of the fp32
+// epilogue, since the int32 sum carries no error (docs/TOLERANCES.md#gemm_int8); no condition.
+#include <cmath>
 #include <stdexcept>
+#include <utility>
 
 #include "ops/common/scaled_dot.h"
 #include "reference/reference_support.h"
@@ -12,6 +15,17 @@ namespace {
 using namespace reference_detail;
 using common::ScaledDot;
 using common::scaled_dot_reference;
+
+// |scaled sum| + |bias| for each element: value - bias is the scaled sum, exact to fp64's rounding.
+void epilogue_magnitude(ReferenceOutput& r, const ScaledDot& p) {
+  const at::Tensor bias = p.bias.defined() ? p.bias.contiguous() : at::Tensor();
+  const double* b = bias.defined() ? bias.data_ptr<double>() : nullptr;
+  for (std::size_t s = 0; s < r.values.size(); ++s) {
+    const int64_t flat = r.indices.empty() ? static_cast<int64_t>(s) : r.indices[s];
+    const double bias_n = b != nullptr ? b[flat % p.n] : 0.0;
+    r.magnitude[s] = std::fabs(r.values[s] - bias_n) + std::fabs(bias_n);
+  }
+}
 
 std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor> inputs, const SamplePlan& plan) {
   const HostTensor& a = require_input(inputs, c.op, "a");
@@ -42,7 +56,9 @@ std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor
       p.bias = to_torch(*bias);
     }
   }
-  return {scaled_dot_reference("c", p, sampled(plan, "c", p.m * p.n))};
+  ReferenceOutput r = scaled_dot_reference("c", p, sampled(plan, "c", p.m * p.n));
+  if (out.dtype != OPCERT_DTYPE_I32) epilogue_magnitude(r, p);
+  return {std::move(r)};
 }
 
 }  // namespace
