@@ -133,8 +133,7 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
   verb->add_option("--resume", flags->resume,
                    "Finish the bench in DIR, started with the same arguments: keep the cases it measured whole, "
                    "measure the rest")
-      ->type_name("DIR")
-      ->check(existing_path());
+      ->type_name("DIR");
   verb->add_option("--seed", flags->seed, "Seed of the generated inputs")->check(whole_number())->capture_default_str();
   verb->add_option("--max-memory", flags->max_memory,
                    "The most a case may need of host (and device) memory (K, M, G); a bigger case is SKIPPED")
