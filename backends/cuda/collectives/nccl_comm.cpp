@@ -92,9 +92,10 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
       throw sdk::Error(OPCERT_ERROR_DEVICE, why);
     }
     lock.unlock();
-    settle_or_throw("ncclCommInitRankConfig", until,
-                    "not every rank joined the NCCL communicator within " + seconds_text(timeout_seconds_) +
-                        " (a rank died, hangs or is far behind)");
+    settle_or_throw("ncclCommInitRankConfig", until, [this] {
+      return "not every rank joined the NCCL communicator within " + seconds_text(timeout_seconds_) +
+             " (a rank died, hangs or is far behind)";
+    });
   }
 
   void run(const sdk::CollectiveArgs& a) override {
@@ -115,7 +116,7 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
     last_count_ = a.count;
     const char* call = enqueue(plan, a, send);
     last_call_ = call;
-    settle_or_throw(call, until, late_message());
+    settle_or_throw(call, until, [this] { return late_message(); });
     if (plan.divide_after()) divide_by_ranks(a.y, a.count, a.dtype, nranks_, ctx_.stream);
     // No wait here: the stream's next wait (synchronize, a copy, an event) is bounded instead.
     ctx_.collectives_in_flight.arm(*this, until);
@@ -123,14 +124,7 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
 
   void poll() override {
     std::lock_guard lock(mutex_);
-    if (aborted_) throw sdk::Error(OPCERT_ERROR_ABORTED, std::string(last_call_) + ": the NCCL communicator was aborted");
-    ncclResult_t state = ncclSuccess;
-    const ncclResult_t r = ncclCommGetAsyncError(comm_, &state);
-    const ncclResult_t now = r != ncclSuccess ? r : state;
-    if (now == ncclSuccess || now == ncclInProgress) return;
-    const std::string why = nccl_failure(last_call_, now);
-    abort_locked();
-    throw sdk::Error(OPCERT_ERROR_DEVICE, why);
+    (void)state_or_throw(last_call_);
   }
 
   std::string late_message() const override {
@@ -221,26 +215,32 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
     }
   }
 
+  // The communicator's state, ncclSuccess or ncclInProgress; on ABORTED or an NCCL error (the
+  // communicator then aborted) throws, naming `call`. Called with the mutex held.
+  ncclResult_t state_or_throw(const char* call) {
+    if (aborted_) throw sdk::Error(OPCERT_ERROR_ABORTED, std::string(call) + ": the NCCL communicator was aborted");
+    ncclResult_t state = ncclSuccess;
+    const ncclResult_t r = ncclCommGetAsyncError(comm_, &state);
+    const ncclResult_t now = r != ncclSuccess ? r : state;
+    if (now == ncclSuccess || now == ncclInProgress) return now;
+    const std::string why = nccl_failure(call, now);
+    abort_locked();
+    throw sdk::Error(OPCERT_ERROR_DEVICE, why);
+  }
+
   // Waits, the mutex released between polls, until the communicator settled; on an error or at
-  // the deadline aborts it and throws (DEVICE naming `call`, or TIMEOUT with `late`).
-  void settle_or_throw(const char* call, Clock::time_point until, const std::string& late) {
+  // the deadline aborts it and throws (DEVICE naming `call`, or TIMEOUT with `late()`, which is
+  // only composed then: this runs after every collective).
+  template <class LateMessage>
+  void settle_or_throw(const char* call, Clock::time_point until, const LateMessage& late) {
     const PollPacer pacer;
     for (;;) {
       {
         std::lock_guard lock(mutex_);
-        if (aborted_) throw sdk::Error(OPCERT_ERROR_ABORTED, std::string(call) + ": the NCCL communicator was aborted");
-        ncclResult_t state = ncclSuccess;
-        const ncclResult_t r = ncclCommGetAsyncError(comm_, &state);
-        const ncclResult_t now = r != ncclSuccess ? r : state;
-        if (now == ncclSuccess) return;
-        if (now != ncclInProgress) {
-          const std::string why = nccl_failure(call, now);
-          abort_locked();
-          throw sdk::Error(OPCERT_ERROR_DEVICE, why);
-        }
+        if (state_or_throw(call) == ncclSuccess) return;
         if (Clock::now() >= until) {
           abort_locked();
-          throw sdk::Error(OPCERT_ERROR_TIMEOUT, late);
+          throw sdk::Error(OPCERT_ERROR_TIMEOUT, late());
         }
       }
       pacer.pause();
