@@ -9,7 +9,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p "${OUT:=out}" build
-gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') || gpus=0
+gpus=$(tests/mpi/visible_gpus.sh)
 np=${1:-$gpus}
 filter=${2:-}
 [ "$np" -ge 1 ] 2>/dev/null || { echo "opcert: no GPU seen by nvidia-smi and no NP given" | tee "$OUT/build.txt"; exit 2; }

@@ -13,8 +13,8 @@ scenario=$1 mpirun=$2 opcert=$3 np=$4 out=$5 with_nccl=$6
 skip() { echo "skipped: $*"; exit 77; }
 [ -n "$mpirun" ] || skip "no mpirun, or opcert built without MPI (OPCERT_WITH_MPI)"
 [ "$with_nccl" = 1 ] || skip "opcert built without NCCL (OPCERT_WITH_NCCL, NCCL_ROOT)"
-gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
-[ "${gpus:-0}" -ge "$np" ] || skip "$np ranks need $np GPUs; nvidia-smi lists ${gpus:-0}"
+gpus=$("$(dirname "$0")/visible_gpus.sh")
+[ "${gpus:-0}" -ge "$np" ] || skip "$np ranks need $np GPUs; ${gpus:-0} visible (nvidia-smi, CUDA_VISIBLE_DEVICES)"
 rm -rf "$out"
 # Loopback for MPI (it only carries the bootstrap and the results), root allowed. NVLink
 # multicast stays off unless the caller chose otherwise: some shared hosts require it (docs/CUDA.md).

@@ -42,6 +42,11 @@ struct CollectivePlan {
 /// init, ncclGetLastError). bf16 and ncclAvg came with 2.10.
 inline constexpr int kMinNcclVersion = 21400;
 
+/// From 2.18 (ncclCommSplit) the collectives run on a blocking communicator split from the
+/// non-blocking one that bounded the join: a non-blocking communicator launches each collective
+/// from a thread of NCCL's own, which costs small collectives tens of microseconds.
+inline constexpr int kBlockingSplitNcclVersion = 21800;
+
 /// NCCL's version code for major.minor.patch (as NCCL_VERSION_CODE since 2.9: x*10000 + y*100 + z).
 constexpr int nccl_version_code(int major, int minor, int patch) { return major * 10000 + minor * 100 + patch; }
 

@@ -39,8 +39,8 @@ sdk::CollectiveTarget target(const CudaCollectives& comms) {
 std::vector<sdk::Implementation> collective_implementations(const CudaCollectives& comms) {
   return sdk::collective_implementations(
       "cuda", "nccl",
-      "NCCL on the backend's stream, non-blocking communicator polled against the timeout (avg exact: ncclAvg, or a "
-      "sum then a division where ncclAvg would round)",
+      "NCCL on the backend's stream, every call bounded by the timeout (joined non-blocking, collectives on a "
+      "blocking split; avg exact: ncclAvg, or a sum then a division where ncclAvg would round)",
       target(comms));
 }
 

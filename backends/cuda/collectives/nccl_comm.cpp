@@ -1,10 +1,16 @@
-// The NCCL communicator. Every NCCL call on it is made under one mutex (abort() may come from
-// another thread); waits poll with the mutex released, so such an abort is not held up. A
-// collective returns once queued; the backend's next wait on the stream is bounded by its deadline
+// The NCCL communicator. The ranks join on a non-blocking communicator, polled against the
+// deadline; from NCCL 2.18 the collectives then run on a blocking one split from it (a
+// non-blocking communicator launches every collective from a thread of NCCL's, tens of
+// microseconds a call), each call bounded on the host by a watchdog that aborts it at the deadline.
+// NCCL's non-blocking calls are made under one mutex (abort() may come from another thread);
+// waits poll with the mutex released, so such an abort is not held up. A collective returns once
+// queued; the backend's next wait on the stream is bounded by its deadline
 // (collectives/in_flight_watch.h).
 #include <nccl.h>
 
+#include <atomic>
 #include <chrono>
+#include <memory>
 #include <cstring>
 #include <mutex>
 #include <sstream>
@@ -13,6 +19,7 @@
 
 #include "collectives/avg_divide.h"
 #include "collectives/collective_plan.h"
+#include "collectives/host_call_watchdog.h"
 #include "collectives/in_flight_watch.h"
 #include "collectives/nccl_comm.h"
 #include "cuda_check.h"
@@ -58,6 +65,9 @@ ncclRedOp_t nccl_op(Reduction r) {
   }
 }
 
+// The loaded library's version (it may differ from the header's), asked once.
+int runtime_version();
+
 class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
  public:
   NcclCommImpl(CudaContext& ctx, int rank, int nranks, double timeout_seconds)
@@ -65,12 +75,25 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
 
   ~NcclCommImpl() override {
     ctx_.collectives_in_flight.forget(*this);
-    std::lock_guard lock(mutex_);
-    if (comm_ == nullptr) return;
-    // Finalize flushes what NCCL still holds; bounded like everything else, then abort.
     cudaSetDevice(ctx_.device);
-    const ncclResult_t r = ncclCommFinalize(comm_);
-    if ((r == ncclSuccess || r == ncclInProgress) && settled(deadline()) == ncclSuccess) ncclCommDestroy(comm_);
+    ncclComm_t comm = nullptr;
+    {
+      std::lock_guard lock(mutex_);
+      comm = comm_;
+    }
+    if (comm == nullptr) return;
+    // Finalize flushes what NCCL still holds; bounded like everything else, then abort.
+    const auto until = deadline();
+    ncclResult_t r = ncclSuccess;
+    if (watchdog_) {
+      HostCallWatchdog::Armed armed(*watchdog_, until);
+      r = ncclCommFinalize(comm);
+    } else {
+      r = ncclCommFinalize(comm);
+    }
+    std::lock_guard lock(mutex_);
+    if (comm_ == nullptr) return;  // the watchdog aborted it
+    if ((r == ncclSuccess || r == ncclInProgress) && settled(comm_, until) == ncclSuccess) ncclCommDestroy(comm_);
     else ncclCommAbort(comm_);
     comm_ = nullptr;
   }
@@ -79,7 +102,8 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
   int nranks() const override { return nranks_; }
   double timeout_seconds() const override { return timeout_seconds_; }
 
-  // Joins the other ranks: non-blocking init, polled until every rank is in or the deadline.
+  // Joins the other ranks: non-blocking init, polled until every rank is in or the deadline; then,
+  // where NCCL can, a blocking communicator split from it for the collectives.
   void init(const ncclUniqueId& id) {
     const auto until = deadline();
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
@@ -92,10 +116,10 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
       throw sdk::Error(OPCERT_ERROR_DEVICE, why);
     }
     lock.unlock();
-    settle_or_throw("ncclCommInitRankConfig", until, [this] {
-      return "not every rank joined the NCCL communicator within " + seconds_text(timeout_seconds_) +
-             " (a rank died, hangs or is far behind)";
-    });
+    settle_or_throw(comm_, "ncclCommInitRankConfig", until, [this] { return not_joined(); });
+#if NCCL_VERSION_CODE >= 21800
+    if (runtime_version() >= kBlockingSplitNcclVersion) split_blocking(until);
+#endif
   }
 
   void run(const sdk::CollectiveArgs& a) override {
@@ -114,9 +138,8 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
     }
     last_op_ = a.op;
     last_count_ = a.count;
-    const char* call = enqueue(plan, a, send);
-    last_call_ = call;
-    settle_or_throw(call, until, [this] { return late_message(); });
+    if (watchdog_) enqueue_blocking(plan, a, send, until);
+    else enqueue_non_blocking(plan, a, send, until);
     if (plan.divide_after()) divide_by_ranks(a.y, a.count, a.dtype, nranks_, ctx_.stream);
     // No wait here: the stream's next wait (synchronize, a copy, an event) is bounded instead.
     ctx_.collectives_in_flight.arm(*this, until);
@@ -124,7 +147,7 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
 
   void poll() override {
     std::lock_guard lock(mutex_);
-    (void)state_or_throw(last_call_);
+    (void)state_or_throw(comm_, last_call_);
   }
 
   std::string late_message() const override {
@@ -143,8 +166,117 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
     return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds_));
   }
 
+  std::string not_joined() const {
+    return "not every rank joined the NCCL communicator within " + seconds_text(timeout_seconds_) +
+           " (a rank died, hangs or is far behind)";
+  }
+
+  // The collectives' communicator: ncclCommSplit of the joined one with blocking set. The split
+  // runs in the parent's non-blocking mode: NCCL's thread makes the child and writes its handle
+  // only when done, so the parent is polled against the deadline as the join was. The parent is
+  // then finalized (bounded; aborted if that fails) and only the child stays.
+#if NCCL_VERSION_CODE >= 21800
+  void split_blocking(Clock::time_point until) {
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = 1;
+    ncclComm_t parent = nullptr;
+    {
+      std::lock_guard lock(mutex_);
+      parent = comm_;
+      const ncclResult_t r = ncclCommSplit(parent, 0, rank_, &splitting_, &config);
+      if (r != ncclSuccess && r != ncclInProgress) {
+        const std::string why = nccl_failure("ncclCommSplit", r);
+        abort_locked();
+        throw sdk::Error(OPCERT_ERROR_DEVICE, why);
+      }
+    }
+    // NCCL's thread writes the child's handle when the split is done (the call may already have
+    // returned ncclSuccess): polled, with the parent's state, until it is there or the deadline.
+    ncclComm_t child = nullptr;
+    const PollPacer pacer;
+    for (;;) {
+      {
+        std::lock_guard lock(mutex_);
+        const ncclResult_t state = state_or_throw(parent, "ncclCommSplit");
+        child = std::atomic_ref<ncclComm_t>(splitting_).load();
+        if (child != nullptr) break;
+        if (state == ncclSuccess && Clock::now() >= until) {
+          abort_locked();
+          throw sdk::Error(OPCERT_ERROR_DEVICE, "ncclCommSplit completed without a communicator for rank " +
+                                                    std::to_string(rank_));
+        }
+        if (Clock::now() >= until) {
+          abort_locked();
+          throw sdk::Error(OPCERT_ERROR_TIMEOUT, not_joined());
+        }
+      }
+      pacer.pause();
+    }
+    settle_or_throw(child, "ncclCommSplit", until, [this] { return not_joined(); });
+    {
+      std::lock_guard lock(mutex_);
+      if (aborted_) throw sdk::Error(OPCERT_ERROR_ABORTED, "the NCCL communicator was aborted while it was made");
+      comm_ = splitting_;
+      splitting_ = nullptr;
+      const ncclResult_t r = ncclCommFinalize(parent);
+      if ((r == ncclSuccess || r == ncclInProgress) && settled(parent, until) == ncclSuccess) ncclCommDestroy(parent);
+      else ncclCommAbort(parent);
+    }
+    watchdog_ = std::make_unique<HostCallWatchdog>([this] { abort(); });
+  }
+#endif
+
+  // On the blocking communicator: the NCCL calls return once queued, but may wait on the host for
+  // a peer (connection set-up), so the watchdog aborts the communicator at the deadline; no lock
+  // is held meanwhile, so that such an abort (or abort() from another thread) is not held up.
+  void enqueue_blocking(const CollectivePlan& plan, const sdk::CollectiveArgs& a, const void* send,
+                        Clock::time_point until) {
+    ncclComm_t comm = nullptr;
+    {
+      std::lock_guard lock(mutex_);
+      if (aborted_) throw sdk::Error(OPCERT_ERROR_ABORTED, "the NCCL communicator was aborted; make a new one");
+      comm = comm_;
+    }
+    const char* call = "";
+    ncclResult_t r = ncclSuccess;
+    {
+      HostCallWatchdog::Armed armed(*watchdog_, until);
+      r = enqueue(comm, plan, a, send, call);
+    }
+    last_call_ = call;
+    if (watchdog_->fired()) throw sdk::Error(OPCERT_ERROR_TIMEOUT, late_message());
+    std::lock_guard lock(mutex_);
+    if (aborted_) throw sdk::Error(OPCERT_ERROR_ABORTED, std::string(call) + ": the NCCL communicator was aborted");
+    if (r != ncclSuccess) {
+      const std::string why = nccl_failure(call, r);
+      abort_locked();
+      throw sdk::Error(OPCERT_ERROR_DEVICE, why);
+    }
+  }
+
+  // On the non-blocking communicator (NCCL before 2.18): queued under the lock, then polled until
+  // NCCL took it (its launch thread), bounded by the deadline.
+  void enqueue_non_blocking(const CollectivePlan& plan, const sdk::CollectiveArgs& a, const void* send,
+                            Clock::time_point until) {
+    const char* call = "";
+    {
+      std::lock_guard lock(mutex_);
+      if (aborted_) throw sdk::Error(OPCERT_ERROR_ABORTED, "the NCCL communicator was aborted; make a new one");
+      const ncclResult_t r = enqueue(comm_, plan, a, send, call);
+      if (r != ncclSuccess && r != ncclInProgress) {
+        const std::string why = nccl_failure(call, r);
+        abort_locked();
+        throw sdk::Error(OPCERT_ERROR_DEVICE, why);
+      }
+    }
+    last_call_ = call;
+    settle_or_throw(comm_, call, until, [this] { return late_message(); });
+  }
+
   void abort_locked() {
+    if (splitting_ != nullptr) ncclCommAbort(splitting_);
     if (comm_ != nullptr) ncclCommAbort(comm_);
+    splitting_ = nullptr;
     comm_ = nullptr;
     aborted_ = true;
   }
@@ -154,73 +286,60 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
     if (aborted_) throw sdk::Error(OPCERT_ERROR_ABORTED, "the NCCL communicator was aborted; make a new one");
   }
 
-  // Queues the plan's NCCL calls; returns the name of the call (for messages). ncclInProgress is
-  // settled by the caller.
-  const char* enqueue(const CollectivePlan& plan, const sdk::CollectiveArgs& a, const void* send) {
-    std::lock_guard lock(mutex_);
-    if (aborted_) throw sdk::Error(OPCERT_ERROR_ABORTED, "the NCCL communicator was aborted; make a new one");
+  // Queues the plan's NCCL calls on `comm`; `call` names them (for messages). Takes no lock.
+  ncclResult_t enqueue(ncclComm_t comm, const CollectivePlan& plan, const sdk::CollectiveArgs& a, const void* send,
+                       const char*& call) {
     const auto count = static_cast<std::size_t>(a.count);
     const ncclDataType_t type = nccl_type(a.dtype);
-    const char* call = "";
-    ncclResult_t r = ncclSuccess;
     switch (plan.call) {
       case NcclCall::kAllReduce:
         call = "ncclAllReduce";
-        r = ncclAllReduce(send, a.y, count, type, nccl_op(plan.reduction), comm_, ctx_.stream);
-        break;
+        return ncclAllReduce(send, a.y, count, type, nccl_op(plan.reduction), comm, ctx_.stream);
       case NcclCall::kReduceScatter:
         call = "ncclReduceScatter";
-        r = ncclReduceScatter(send, a.y, count, type, nccl_op(plan.reduction), comm_, ctx_.stream);
-        break;
+        return ncclReduceScatter(send, a.y, count, type, nccl_op(plan.reduction), comm, ctx_.stream);
       case NcclCall::kAllGather:
         call = "ncclAllGather";
-        r = ncclAllGather(send, a.y, count, type, comm_, ctx_.stream);
-        break;
+        return ncclAllGather(send, a.y, count, type, comm, ctx_.stream);
       case NcclCall::kBroadcast:
         call = "ncclBroadcast";
-        r = ncclBroadcast(send, a.y, count, type, a.root, comm_, ctx_.stream);
-        break;
+        return ncclBroadcast(send, a.y, count, type, a.root, comm, ctx_.stream);
       case NcclCall::kSendRecvGroup: {
         call = "ncclSend/ncclRecv group";
         const std::size_t block = count * sdk::dtype_size(a.dtype);
-        r = ncclGroupStart();
+        ncclResult_t r = ncclGroupStart();
         for (int peer = 0; peer < nranks_ && r == ncclSuccess; ++peer) {
-          r = ncclSend(static_cast<const std::byte*>(send) + peer * block, count, type, peer, comm_, ctx_.stream);
-          if (r == ncclSuccess) r = ncclRecv(a.y + peer * block, count, type, peer, comm_, ctx_.stream);
+          r = ncclSend(static_cast<const std::byte*>(send) + peer * block, count, type, peer, comm, ctx_.stream);
+          if (r == ncclSuccess) r = ncclRecv(a.y + peer * block, count, type, peer, comm, ctx_.stream);
         }
         const ncclResult_t end = ncclGroupEnd();  // always closes the group, also after a failed call in it
-        if (r == ncclSuccess) r = end;
-        break;
+        return r == ncclSuccess ? end : r;
       }
       case NcclCall::kNothing: break;
     }
-    if (r != ncclSuccess && r != ncclInProgress) {
-      const std::string why = nccl_failure(call, r);
-      abort_locked();
-      throw sdk::Error(OPCERT_ERROR_DEVICE, why);
-    }
-    return call;
+    return ncclSuccess;
   }
 
-  // Polls the communicator's state until it is no longer ncclInProgress or `until` passed;
-  // the last state (ncclInProgress when the deadline passed). Called with the mutex held.
-  ncclResult_t settled(Clock::time_point until) {
+  // Polls `comm`'s state until it is no longer ncclInProgress or `until` passed; the last state
+  // (ncclInProgress when the deadline passed). Called with the mutex held.
+  static ncclResult_t settled(ncclComm_t comm, Clock::time_point until) {
     const PollPacer pacer;
     for (;;) {
       ncclResult_t state = ncclSuccess;
-      const ncclResult_t r = ncclCommGetAsyncError(comm_, &state);
+      const ncclResult_t r = ncclCommGetAsyncError(comm, &state);
       if (r != ncclSuccess) return r;
       if (state != ncclInProgress || Clock::now() >= until) return state;
       pacer.pause();
     }
   }
 
-  // The communicator's state, ncclSuccess or ncclInProgress; on ABORTED or an NCCL error (the
-  // communicator then aborted) throws, naming `call`. Called with the mutex held.
-  ncclResult_t state_or_throw(const char* call) {
-    if (aborted_) throw sdk::Error(OPCERT_ERROR_ABORTED, std::string(call) + ": the NCCL communicator was aborted");
+  // `comm`'s state, ncclSuccess or ncclInProgress; on ABORTED or an NCCL error (every communicator
+  // then aborted) throws, naming `call`. Called with the mutex held.
+  ncclResult_t state_or_throw(ncclComm_t comm, const char* call) {
+    if (aborted_ || comm == nullptr)
+      throw sdk::Error(OPCERT_ERROR_ABORTED, std::string(call) + ": the NCCL communicator was aborted");
     ncclResult_t state = ncclSuccess;
-    const ncclResult_t r = ncclCommGetAsyncError(comm_, &state);
+    const ncclResult_t r = ncclCommGetAsyncError(comm, &state);
     const ncclResult_t now = r != ncclSuccess ? r : state;
     if (now == ncclSuccess || now == ncclInProgress) return now;
     const std::string why = nccl_failure(call, now);
@@ -228,16 +347,16 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
     throw sdk::Error(OPCERT_ERROR_DEVICE, why);
   }
 
-  // Waits, the mutex released between polls, until the communicator settled; on an error or at
-  // the deadline aborts it and throws (DEVICE naming `call`, or TIMEOUT with `late()`, which is
-  // only composed then: this runs after every collective).
+  // Waits, the mutex released between polls, until `comm` settled; on an error or at the deadline
+  // aborts every communicator and throws (DEVICE naming `call`, or TIMEOUT with `late()`, which is
+  // only composed then).
   template <class LateMessage>
-  void settle_or_throw(const char* call, Clock::time_point until, const LateMessage& late) {
+  void settle_or_throw(ncclComm_t comm, const char* call, Clock::time_point until, const LateMessage& late) {
     const PollPacer pacer;
     for (;;) {
       {
         std::lock_guard lock(mutex_);
-        if (state_or_throw(call) == ncclSuccess) return;
+        if (state_or_throw(comm, call) == ncclSuccess) return;
         if (Clock::now() >= until) {
           abort_locked();
           throw sdk::Error(OPCERT_ERROR_TIMEOUT, late());
@@ -252,15 +371,17 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
   int nranks_;
   double timeout_seconds_;
   std::mutex mutex_;
-  ncclComm_t comm_ = nullptr;
+  ncclComm_t comm_ = nullptr;       // the collectives' communicator
+  ncclComm_t splitting_ = nullptr;  // the blocking one while ncclCommSplit makes it
   bool aborted_ = false;
+  // Set once the collectives run on a blocking communicator: bounds each NCCL call on the host.
+  std::unique_ptr<HostCallWatchdog> watchdog_;
   // The last collective queued, for the messages of a later wait.
   Collective last_op_ = Collective::kAllReduce;
   int64_t last_count_ = 0;
   const char* last_call_ = "NCCL";
 };
 
-// The loaded library's version (it may differ from the header's), asked once.
 int runtime_version() {
   static const int version = [] {
     int v = 0;

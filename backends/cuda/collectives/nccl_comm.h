@@ -1,6 +1,7 @@
-// The CUDA backend's communicator: one NCCL communicator over this rank's device, created
-// non-blocking from rank 0's unique id, every wait bounded by the communicator's timeout (the
-// asynchronous error is polled and, at the deadline or on an error, the communicator aborted), so
+// The CUDA backend's communicator: one NCCL communicator over this rank's device, joined
+// non-blocking from rank 0's unique id (from NCCL 2.18 the collectives run on a blocking
+// communicator split from it, for launch speed), every wait bounded by the communicator's timeout
+// (the asynchronous error is polled and, at the deadline or on an error, the communicator aborted), so
 // that a peer that died or hangs ends a call, or the wait on the stream after it, with TIMEOUT or
 // a device error instead of a hang.
 // The ABI's opcert_comm* of the CUDA backend is an NcclComm*. Built without NCCL (no_nccl_comm.cpp)
