@@ -16,7 +16,9 @@ constexpr std::size_t kMaxCaseWidth = 56;
 constexpr int kCollectiveWidths[] = {7, 10, 5, 18, 5, 24, 10, 9, 9, 9, 6, 7};
 
 std::string check_cell(const BenchRecord& r) {
-  if (!r.error.empty()) return "ERROR: " + r.error;
+  // A worker that died or hung in the benchmark gives its check that status and the reason.
+  const bool worker_lost = r.check && (*r.check == Status::kCrashed || *r.check == Status::kTimeout);
+  if (!r.error.empty() && !worker_lost) return "ERROR: " + r.error;
   if (r.copy_baseline) return "(copy baseline)";
   if (!r.check) return "-";
   std::string cell(status_name(*r.check));
@@ -86,6 +88,12 @@ class BenchTableSink final : public ResultSink {
     std::vector<std::string> rule;
     for (std::size_t w : widths_) rule.push_back(std::string(w, '-'));
     print_row(rule);
+  }
+
+  // The runner's notes (a resumed bench, a worker restarted) go to stderr, between the rows.
+  void note(const std::string& line) override {
+    std::fflush(stdout);
+    fmt::print(stderr, "{}\n", line);
   }
 
   void benchmark_done(const BenchRecord& record) override {

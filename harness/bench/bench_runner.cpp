@@ -4,259 +4,30 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
+#include <iostream>
 #include <map>
-#include <memory>
 
 #include "bench/bench_job.h"
 #include "bench/bench_resume.h"
-#include "bench/cache_flusher.h"
+#include "bench/bench_worker.h"
+#include "bench/bench_workers.h"
 #include "bench/google_benchmark_reporter.h"
-#include "bench/gpu_monitor.h"
-#include "bench/roofline.h"
-#include "bench/sample_timer.h"
 #include "model/exit_codes.h"
 #include "model/input_error.h"
 #include "reports/alignment.h"
 #include "reports/json_report_writer.h"
 #include "reports/output_sets.h"
-#include "session/execution.h"
 #include "session/job_list.h"
 #include "session/job_record.h"
 #include "session/memory_admission.h"
 #include "session/op_call_builder.h"
-#include "session/prepared_case.h"
 #include "session/run_header.h"
 #include "session/run_paths.h"
 
 namespace opcert {
 namespace {
 
-// Launches after the check and before the samples: first-touch costs, lazy initialisation and
-// clock ramp-up stay out of the figures. At least policy.warmup_launches, more until
-// policy.warmup_s have passed (--benchmark_min_warmup_time).
-template <class Launch>
-void warm_up(SampleTimer& timer, const SamplingPolicy& policy, Launch launch) {
-  double warm = 0.0;
-  for (int64_t i = 0; i < policy.warmup_launches || warm < policy.warmup_s; ++i) warm += timer.time(launch);
-}
-
 bool gates(Status s) { return s == Status::kFailed || s == Status::kError || s == Status::kCrashed || s == Status::kTimeout; }
-
-ExecutionOptions options_for(const Case& c, const BenchSettings& s) {
-  ExecutionOptions o = execution_options(c, s.platforms && !s.platform.empty() ? s.platforms->find(s.platform) : nullptr);
-  o.max_memory = s.max_memory;
-  return o;
-}
-
-// Holds the one case being timed, the timers and flushers per backend, and runs each benchmark.
-class BenchEngine {
- public:
-  BenchEngine(std::vector<BenchJob>& jobs, const BenchSettings& s, ResultStream& stream)
-      : jobs_(jobs), settings_(s), stream_(stream) {}
-
-  // One Google Benchmark iteration: one sampling of the active job, its launches timed one by one
-  // until the policy stops it; the iteration's time is their mean.
-  void measure(benchmark::State& state, std::size_t index) {
-    BenchJob& job = jobs_[index];
-    if (!activate(index)) {
-      state.SkipWithError(job.error.c_str());
-      return;
-    }
-    try {
-      SampleTimer& timer = timer_for(*job.backend);
-      CacheFlusher* flusher = settings_.cold_l2 ? &flusher_for(job) : nullptr;
-      for (auto _ : state) {
-        Sampled sampled = sample(job, timer, flusher);
-        state.SetIterationTime(sampled.mean_s);
-        job.latest_mean_s = sampled.mean_s;
-        job.unreported_samplings.push_back(std::move(sampled.sampling));
-      }
-    } catch (const std::exception& e) {
-      job.error = e.what();
-      state.SkipWithError(job.error.c_str());
-      release();
-      return;
-    }
-    if (job.latest_mean_s > 0) set_counters(state, job, job.latest_mean_s);
-    if (job.check) state.SetLabel(std::string(status_name(job.check->status)));
-  }
-
-  void release() {
-    active_.reset();
-    active_copy_.reset();
-    active_index_.reset();
-  }
-
- private:
-  struct Sampled {
-    Sampling sampling;
-    double mean_s = 0.0;  ///< the mean seconds per launch: the iteration's time
-  };
-
-  // Times launches of the active job until the sampling policy stops, reading the GPU's conditions
-  // just before the first and just after the last.
-  Sampled sample(const BenchJob& job, SampleTimer& timer, CacheFlusher* flusher) {
-    const SamplingPolicy& policy = settings_.sampling;
-    const opcert_device device = active_or_first_device(*job.backend);
-    Sampling sampling;
-    sampling.conditions.start = read_conditions(device);
-    NoiseTracker tracker;
-    const auto begin = std::chrono::steady_clock::now();
-    StopReason stop = StopReason::kContinue;
-    while (stop == StopReason::kContinue) {
-      if (flusher) flusher->flush();
-      tracker.add(timer.time([&] { launch_active(); }));
-      stop = should_stop(policy, tracker, std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
-    }
-    sampling.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-    sampling.conditions.end = read_conditions(device);
-    sampling.samples = tracker.count();
-    sampling.noise = tracker.relative_stddev();
-    sampling.stopped_by = stop_reason_name(stop);
-    return {std::move(sampling), tracker.mean()};
-  }
-
-  // A reading of a CUDA device's clocks and power; nothing for other devices.
-  std::optional<GpuReading> read_conditions(opcert_device device) {
-    if (device.type != OPCERT_DEVICE_CUDA) return std::nullopt;
-    return monitor().read(device.index);
-  }
-
- public:
-  /// NVML, loaded at the first CUDA benchmark.
-  GpuMonitor& monitor() {
-    if (!monitor_) monitor_ = std::make_unique<GpuMonitor>();
-    return *monitor_;
-  }
-  bool monitored() const { return monitor_ != nullptr; }
-
- private:
-  void launch_active() {
-    if (active_copy_)
-      active_copy_->flush();
-    else
-      active_->launch();
-  }
-
-  // A copy baseline: two device buffers of half the case's bytes, one copied over the other.
-  bool activate_copy(std::size_t index) {
-    BenchJob& job = jobs_[index];
-    try {
-      const auto half = static_cast<uint64_t>(std::max(job.work.bytes / 2, 1.0));
-      active_copy_ = std::make_unique<CacheFlusher>(*job.backend, active_or_first_device(*job.backend), half);
-      SampleTimer& timer = timer_for(*job.backend);
-      job.timing_method = timer.method();
-      warm_up(timer, settings_.sampling, [&] { active_copy_->flush(); });
-    } catch (const std::exception& e) {
-      job.error = e.what();
-      active_copy_.reset();
-      return false;
-    }
-    active_index_ = index;
-    return true;
-  }
-
-  // Prepares the job's case (releasing the previous one), checks it once, warms it up.
-  bool activate(std::size_t index) {
-    if (active_index_ == index) return true;
-    release();
-    BenchJob& job = jobs_[index];
-    if (!job.error.empty()) return false;
-    if (job.copy_baseline) return activate_copy(index);
-    const Case& c = *job.test_case;
-    CaseResult early;
-    auto prepared = PreparedCase::prepare(*job.backend, job.impl_key, c, options_for(c, settings_), early);
-    if (!prepared) {
-      job.error = early.message;
-      record_check(job, std::move(early));
-      return false;
-    }
-    try {
-      if (!job.check) {
-        prepared->launch();
-        record_check(job, prepared->check());
-        job.published_bytes = prepared->published_bytes();
-        // The record names what was timed: the call as the backend says once it has run it (the
-        // answer before the run may name a first choice the backend then had to leave).
-        if (std::string ran = prepared->library_call(); !ran.empty()) job.library_call = std::move(ran);
-        if (job.check->status == Status::kError) {
-          job.error = job.check->message;
-          return false;
-        }
-      }
-      SampleTimer& timer = timer_for(*job.backend);
-      job.timing_method = timer.method();
-      warm_up(timer, settings_.sampling, [&] { prepared->launch(); });
-    } catch (const std::exception& e) {
-      job.error = e.what();
-      if (!job.check) record_check(job, error_result(job, e.what()));
-      return false;
-    }
-    active_ = std::move(prepared);
-    active_index_ = index;
-    return true;
-  }
-
-  static CaseResult error_result(const BenchJob& job, const std::string& message) {
-    CaseResult r = blank_result(job.backend->name(), job.impl_key, *job.test_case);
-    r.status = Status::kError;
-    r.message = message;
-    return r;
-  }
-
-  void record_check(BenchJob& job, CaseResult r) {
-    job.check = std::move(r);
-    stream_.case_done(*job.check, job.peer);
-  }
-
-  SampleTimer& timer_for(BackendHandle& backend) {
-    auto& slot = timers_[&backend];
-    if (!slot) slot = std::make_unique<SampleTimer>(backend, active_or_first_device(backend));
-    return *slot;
-  }
-
-  CacheFlusher& flusher_for(const BenchJob& job) {
-    auto& slot = flushers_[job.backend];
-    if (!slot) {
-      const opcert_device device = active_or_first_device(*job.backend);
-      std::optional<uint64_t> cache;
-      if (job.platform && job.platform->peaks.cache_mib)
-        cache = static_cast<uint64_t>(*job.platform->peaks.cache_mib * 1024 * 1024);
-      slot = std::make_unique<CacheFlusher>(*job.backend, device, flush_bytes_for(device, cache));
-    }
-    return *slot;
-  }
-
-  static opcert_device active_or_first_device(const BackendHandle& backend) {
-    return backend.devices().at(0).device;
-  }
-
-  void set_counters(benchmark::State& state, const BenchJob& job, double mean) {
-    if (job.work.flops > 0) state.counters["tflops"] = job.work.flops / mean / 1e12;
-    if (job.work.bytes > 0) state.counters["gbps"] = job.work.bytes / mean / 1e9;
-    if (job.platform)
-      if (const auto pct = roofline_percent(job.work, job.platform->peaks, mean)) state.counters["pct_peak"] = *pct;
-    if (job.peer_job) {
-      const double peer = jobs_[*job.peer_job].latest_mean_s;
-      if (peer > 0) state.counters["speedup_vs_peer"] = peer / mean;
-    }
-    if (job.copy_job) {
-      const double copy = jobs_[*job.copy_job].latest_mean_s;
-      if (copy > 0) state.counters["pct_of_copy"] = 100 * copy / mean;
-    }
-  }
-
-  std::vector<BenchJob>& jobs_;
-  const BenchSettings& settings_;
-  ResultStream& stream_;
-  std::unique_ptr<PreparedCase> active_;
-  std::unique_ptr<CacheFlusher> active_copy_;  // the active job is a copy baseline
-  std::optional<std::size_t> active_index_;
-  std::map<BackendHandle*, std::unique_ptr<SampleTimer>> timers_;
-  std::map<BackendHandle*, std::unique_ptr<CacheFlusher>> flushers_;
-  std::unique_ptr<GpuMonitor> monitor_;
-};
 
 // Jobs grouped by case (suite order), the peer first within a case, so that every row's speedup
 // is known when it is printed.
@@ -327,24 +98,12 @@ std::string device_match_name(const BackendHandle& backend, const nlohmann::json
   return name;
 }
 
-std::vector<std::string> benchmark_argv(const BenchSettings& s) {
-  std::vector<std::string> args = {"opcert bench"};
-  args.insert(args.end(), s.benchmark_flags.begin(), s.benchmark_flags.end());
-  return args;
-}
-
-void initialize_google_benchmark(const BenchSettings& s) {
-  // Google Benchmark keeps argv[0] for its context ("executable"): the strings must outlive it.
-  static std::vector<std::string> args;
-  args = benchmark_argv(s);
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  int argc = static_cast<int>(args.size());
-  benchmark::Initialize(&argc, argv.data());
-  // Initialize removes the flags it knows; anything left is not a Google Benchmark flag.
-  if (argc > 1) throw InputError(fmt::format("unknown Google Benchmark flag '{}'; see --benchmark_help... "
-                                             "`opcert bench --help` lists the flags that pass through", argv[1]));
+// Google Benchmark's context (the host's CPUs, caches, load), printed to stderr once and recorded
+// for bench.json as its JSON reporter would. The workers run on this host: it is theirs too.
+nlohmann::json google_benchmark_context() {
+  const benchmark::BenchmarkReporter::Context context;
+  benchmark::BenchmarkReporter::PrintBasicContext(&std::cerr, context);
+  return google_benchmark_context_json(context, now_utc());
 }
 
 nlohmann::json sampling_json(const SamplingPolicy& p) {
@@ -368,7 +127,7 @@ bool is_reserved_benchmark_flag(const std::string& flag) {
 int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, const BenchSettings& s) {
   const auto planned = ordered_jobs(targets, suite, s);
   prepare_out_dir(s.out_dir);
-  initialize_google_benchmark(s);
+  initialize_google_benchmark(s.benchmark_flags);  // a bad flag is bad usage before any worker starts
 
   RunReport report = run_header(kBenchReportKind, targets, suite, s);
   report.bench_settings = {{"cold_l2", s.cold_l2},
@@ -459,27 +218,23 @@ int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, co
                             std::count(is_kept.begin(), is_kept.end(), false)));
   for (const auto& r : skipped) stream.case_done(r, false);  // judged afresh in every sitting
 
-  BenchEngine engine(jobs, s, stream);
-  std::size_t registered = 0;
+  // Each job is checked and timed in its backend's worker (bench/bench_workers.h), case by case,
+  // the peer first: a crash or a hang costs its row alone.
+  BenchWorkers workers(suite, s);
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     if (is_kept[i]) continue;
-    benchmark::RegisterBenchmark(jobs[i].name.c_str(), [&engine, i](benchmark::State& st) { engine.measure(st, i); })
-        ->UseManualTime()
-        ->Iterations(1)  // one iteration is one sampling (BenchEngine::sample)
-        ->Unit(benchmark::kMicrosecond);
-    ++registered;
+    if (!workers.measure(jobs, i)) break;
+    if (jobs[i].check) stream.case_done(*jobs[i].check, jobs[i].peer);
+    if (jobs[i].runs.empty() && jobs[i].error.empty()) continue;  // left out by --benchmark_filter
+    if (!report.bench_context.is_object()) report.bench_context = google_benchmark_context();
+    stream.benchmark_done(bench_record(jobs[i], jobs));
   }
-
-  GoogleBenchmarkReporter reporter(
-      jobs, [&](const nlohmann::json& context) { report.bench_context = context; },
-      [&](std::size_t i) { stream.benchmark_done(bench_record(jobs[i], jobs)); });
-  if (registered > 0) benchmark::RunSpecifiedBenchmarks(&reporter);
-  engine.release();
+  for (const std::string& note : workers.shutdown()) stream.note("opcert: " + note);
   report.bench_settings["conditions"] =
-      engine.monitored() ? engine.monitor().description()
-                         : nlohmann::json{{"source", nullptr}, {"unavailable", "no CUDA device was benchmarked"}};
+      !workers.conditions().is_null()
+          ? workers.conditions()
+          : nlohmann::json{{"source", nullptr}, {"unavailable", "no CUDA device was benchmarked"}};
   if (report.bench_context.is_object()) report.bench_context["measurement_conditions"] = report.bench_settings["conditions"];
-  benchmark::ClearRegisteredBenchmarks();
   benchmark::Shutdown();
 
   int exit_code = kExitOk;

@@ -1,9 +1,11 @@
 // `opcert bench` on compute ops (DESIGN.md section 7): every (implementation, case) of the
-// selected backends, and the peer on the same cases, registered as Google Benchmark benchmarks at
-// run time and timed in one process, one after the other. Each case's inputs are generated once
-// and its output checked once against the reference, outside the timed region; then the op is
-// launched again and again on the same device buffers. Every check, benchmark and the finished run
-// go into the result stream (reports/output_sets.h, add_bench_outputs).
+// selected backends, and the peer on the same cases, timed one after the other, case by case, each
+// in its backend's worker process (bench/bench_workers.h, bench/bench_worker.h), where it is
+// registered as a Google Benchmark benchmark. Each case's inputs are generated once and its output
+// checked once against the reference, outside the timed region; then the op is launched again and
+// again on the same device buffers. A worker that crashes or hangs costs its row alone (CRASHED,
+// TIMEOUT). Every check, benchmark and the finished run go into the result stream
+// (reports/output_sets.h, add_bench_outputs).
 #pragma once
 
 #include <string>
@@ -19,7 +21,7 @@ namespace opcert {
 bool is_reserved_benchmark_flag(const std::string& flag);
 
 /// Benchmarks `suite` on `targets` (the peer first). Returns 0, or 1 when a selected backend's case
-/// failed its check (FAILED, ERROR) or its timing failed. Throws InputError (exit 2) for a bad
+/// failed its check (FAILED, ERROR, CRASHED, TIMEOUT) or its timing failed. Throws InputError (exit 2) for a bad
 /// filter, an --impl or filter that selects nothing, a bad Google Benchmark flag or an unusable
 /// --out, and NoBackendError (exit 3), all before anything is timed.
 int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, const BenchSettings& settings);

@@ -1,6 +1,7 @@
 // What `opcert bench` is told beyond what every session is (session/session_settings.h).
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct BenchSettings : SessionSettings {
   /// --resume: out_dir holds an earlier bench of the same job (job.json); the cases it measured
   /// whole are kept, the rest measured (bench/bench_resume.h).
   bool resume = false;
+  /// --timeout: how long a benchmark's check and warm-up may take in its worker, beyond --max-time
+  /// for each repetition's sampling (bench/bench_workers.h); past it the row is TIMEOUT.
+  std::chrono::milliseconds timeout{60000};
 };
 
 }  // namespace opcert

@@ -18,8 +18,8 @@ std::string absolute(const std::string& path) { return std::filesystem::absolute
 
 }  // namespace
 
-RunSettings conformance_settings(const CommonOptions& options, const PlatformCatalog& platforms, const Registry& registry) {
-  RunSettings s;
+void set_worker_settings(SessionSettings& s, const CommonOptions& options, const PlatformCatalog& platforms,
+                         const Registry& registry) {
   s.platform = options.platform;
   s.platforms = &platforms;
   s.command_line = current_command_line();
@@ -28,10 +28,7 @@ RunSettings conformance_settings(const CommonOptions& options, const PlatformCat
   for (const auto& l : options.plugin_libraries) s.worker_options.insert(s.worker_options.end(), {"--plugin", absolute(l)});
   const auto refused = refused_step_flags(registry);  // a worker must not load what crashed the probe
   s.worker_options.insert(s.worker_options.end(), refused.begin(), refused.end());
-  if (options.allow_insecure_plugins) {
-    s.worker_options.push_back("--allow-insecure-plugins");
-    s.repro_options.push_back("--allow-insecure-plugins");
-  }
+  if (options.allow_insecure_plugins) s.worker_options.push_back("--allow-insecure-plugins");
   // Workers get the configs as read here, not their paths: a pipe or <(...) cannot be read twice,
   // and a file changed mid-run must not give the workers another platform than the report's.
   s.worker_options.push_back("--platforms-from-runner");
@@ -43,11 +40,15 @@ RunSettings conformance_settings(const CommonOptions& options, const PlatformCat
                                    file.source, file.text.size(), kMaxConfigBytes));
     s.worker_options.insert(s.worker_options.end(), {"--platform-config-text", file.source + "\n" + file.text});
   }
+  if (!options.platform.empty()) s.worker_options.insert(s.worker_options.end(), {"--platform", options.platform});
+}
+
+RunSettings conformance_settings(const CommonOptions& options, const PlatformCatalog& platforms, const Registry& registry) {
+  RunSettings s;
+  set_worker_settings(s, options, platforms, registry);
+  if (options.allow_insecure_plugins) s.repro_options.push_back("--allow-insecure-plugins");
   for (const auto& f : options.platform_configs) s.repro_options.insert(s.repro_options.end(), {"--platform-config", absolute(f)});
-  if (!options.platform.empty()) {
-    s.worker_options.insert(s.worker_options.end(), {"--platform", options.platform});
-    s.repro_options.insert(s.repro_options.end(), {"--platform", options.platform});
-  }
+  if (!options.platform.empty()) s.repro_options.insert(s.repro_options.end(), {"--platform", options.platform});
   return s;
 }
 

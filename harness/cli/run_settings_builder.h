@@ -9,9 +9,14 @@
 
 namespace opcert {
 
-/// platform, platforms, command_line, executable, worker_options and repro_options from the
-/// common flags and the plugin steps `registry`'s probe refused; the caller sets the rest (cases,
-/// seed, out_dir, timeout, peer, environment).
+/// platform, platforms, command_line, executable and worker_options of `s` from the common flags
+/// and the plugin steps `registry`'s probe refused: what makes the workers of `opcert run` and
+/// `opcert bench` load what this process loaded.
+void set_worker_settings(SessionSettings& s, const CommonOptions& options, const PlatformCatalog& platforms,
+                         const Registry& registry);
+
+/// set_worker_settings and the repro_options; the caller sets the rest (cases, seed, out_dir,
+/// timeout, peer, environment).
 RunSettings conformance_settings(const CommonOptions& options, const PlatformCatalog& platforms, const Registry& registry);
 
 /// How many of a suite's cases `filter` selects are collectives, which run across ranks, and how

@@ -44,14 +44,14 @@ struct BenchFlags {
   double step_factor = 2.0;
   int iters = 20;
   int warmup = 5;
-  double timeout_s = 60.0;
+  double timeout_s = 60.0;  // compute: a benchmark's check and warm-up; collectives: one size
   std::string max_memory;  // --max-memory SIZE, "" for none
 };
 
 // The collective flags the user gave, for the error a compute suite gives them.
 std::vector<std::string> collective_flags_given(const CLI::App& verb) {
   std::vector<std::string> given;
-  for (const char* name : {"--min-bytes", "--max-bytes", "--step-factor", "--iters", "--warmup", "--timeout"})
+  for (const char* name : {"--min-bytes", "--max-bytes", "--step-factor", "--iters", "--warmup"})
     if (verb.count(name) > 0) given.emplace_back(name);
   return given;
 }
@@ -182,8 +182,9 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
       ->check(whole_number(0, std::numeric_limits<int>::max()))
       ->capture_default_str();
   verb->add_option("--timeout", flags->timeout_s,
-                   "Collectives: seconds for one size of one case (check, warm-up and timing); past it the row is "
-                   "TIMEOUT and a hung rank ends the job")
+                   "Seconds for one benchmark's check and warm-up, beyond --max-time for each repetition's sampling "
+                   "(collectives: for one size of one case, check, warm-up and timing); past it the row is TIMEOUT "
+                   "(its worker is killed; a hung rank ends a collective job)")
       ->type_name("SECONDS")
       ->check(positive_number("seconds"))
       ->capture_default_str();
@@ -227,9 +228,8 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
     s.max_memory = flags->max_memory.empty() ? 0 : parse_byte_size(flags->max_memory, "--max-memory");
     s.cold_l2 = flags->cold_l2;
     s.copy_baseline = flags->copy_baseline;
-    s.platform = options->platform;
-    s.platforms = &platforms;
-    s.command_line = current_command_line();
+    set_worker_settings(s, *options, platforms, *registry);
+    s.timeout = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(flags->timeout_s * 1000.0)));
     s.peer = resolve_peer(*peer, platforms, options->platform, *registry);
     s.environment = environment_inputs(*registry, s.peer);
     if (collectives && !baseline->baseline.empty())

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdlib>
 
+#include "bench/bench_worker.h"
 #include "check/suite.h"
 #include "cli/cli_context.h"
 #include "cli/flag_checks.h"
@@ -16,6 +17,7 @@
 #include "model/dtype.h"
 #include "model/exit_codes.h"
 #include "model/input_error.h"
+#include "session/execution.h"
 #include "session/memory_admission.h"
 #include "session/worker_loop.h"
 #include "session/worker_memory_limit.h"
@@ -32,6 +34,7 @@ struct WorkerFlags {
   std::vector<std::string> platform_texts;  // "<source>\n<the file's text>"
   int device = 0;  // the runner also sets OPCERT_DEVICE to it, for a backend that pins itself
   uint64_t max_memory = 0;  // --max-memory in bytes, 0: no cap
+  std::string bench;        // --bench: a bench worker's settings (bench/bench_protocol.h); "" for run
 };
 
 // The catalogue the runner loaded: the built-ins and each file's text as it read it (never the
@@ -61,6 +64,7 @@ void add_worker_verb(CLI::App& app, int& exit_code) {
   verb->add_option("--device", flags->device, "Index of the backend's device to run every case on")
       ->check(whole_number(0, std::numeric_limits<int>::max()));
   verb->add_option("--max-memory", flags->max_memory, "The most a case may need, in bytes (0: no cap)")->check(whole_number());
+  verb->add_option("--bench", flags->bench, "Check and time each job for `opcert bench` under these settings (JSON)");
 
   verb->callback([options, flags, &exit_code] {
     // The runner owns this process: if it dies, so do we (a hung case must not outlive it).
@@ -78,9 +82,11 @@ void add_worker_verb(CLI::App& app, int& exit_code) {
     ExecutionOptions::ReferenceSource golden;
     PlatformConfig platform;
     bool has_platform = false;
+    PlatformCatalog platforms;
+    std::optional<BenchWorkerSettings> bench_settings;
     try {
-      const PlatformCatalog platforms =
-          flags->platforms_from_runner ? runner_catalog(flags->platform_texts) : load_platform_catalog(*options);
+      if (!flags->bench.empty()) bench_settings = bench_worker_settings_from_json(nlohmann::json::parse(flags->bench));
+      platforms = flags->platforms_from_runner ? runner_catalog(flags->platform_texts) : load_platform_catalog(*options);
       if (!options->platform.empty()) {
         platform = platforms.require(options->platform);
         has_platform = true;
@@ -113,12 +119,23 @@ void add_worker_verb(CLI::App& app, int& exit_code) {
     const PlatformConfig* applied = has_platform ? &platform : nullptr;
     const int device = flags->device;
     const uint64_t max_memory = flags->max_memory;
-    serve_jobs(*backend, suite, fds.in, fds.out, [applied, device, max_memory, &golden](const Case& c) {
+    const auto options_for = [applied, device, max_memory, &golden](const Case& c) {
       ExecutionOptions o = execution_options(c, applied);
       o.device_index = device;
       o.max_memory = max_memory;
       o.reference = golden;
       return o;
+    };
+    // A bench worker times its jobs (bench/bench_worker.h); the runner checked the settings' flags.
+    std::unique_ptr<BenchWorker> bench;
+    if (bench_settings)
+      bench = std::make_unique<BenchWorker>(*backend, &platforms, std::move(*bench_settings), options_for);
+    serve_jobs(*backend, suite, fds.in, fds.out, [&](const JobRequest& job, const Case& c) {
+      if (!job.bench.is_null()) {
+        if (!bench) throw std::runtime_error("a bench job for a worker started without --bench");
+        return bench->measure(job, c);
+      }
+      return WorkerAnswer{execute_case(*backend, job.impl_key, c, options_for(c)), nullptr};
     });
     exit_code = kExitOk;
   });

@@ -16,10 +16,6 @@ namespace opcert {
 struct RunSettings : SessionSettings {
   std::chrono::milliseconds timeout{60000};  // per case
   ProgressMode progress = ProgressMode::kAuto;
-  std::string executable;                    // the opcert binary that workers exec
-  /// The options every worker gets so that it loads the same backends and platform configs
-  /// (--plugin-dir, --plugin, --allow-insecure-plugins, --platform, --platform-config).
-  std::vector<std::string> worker_options;
   /// What the repro line adds after the plugin options (--platform NAME, ...).
   std::vector<std::string> repro_options;
   std::string repro_suite;                   // the suite as a repro line names it

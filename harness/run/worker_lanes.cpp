@@ -12,6 +12,7 @@
 #include "session/repro.h"
 #include "session/run_paths.h"
 #include "session/stop_request.h"
+#include "session/worker_launch.h"
 #include "session/worker_session.h"
 
 namespace opcert {
@@ -23,36 +24,14 @@ std::string this_host() {
   return name;
 }
 
-std::string log_file_of(const std::string& backend, const std::optional<DeviceTag>& device) {
-  return device ? fmt::format("{}.device{}.worker.log", file_safe(backend), device->index)
-                : file_safe(backend) + ".worker.log";
-}
-
 std::string session_log(const LaneLogs& logs, const RunTarget& t, const Lane& lane) {
-  return (std::filesystem::path(logs.log_dir) / log_file_of(t.backend->name(), lane.device)).string();
+  return (std::filesystem::path(logs.log_dir) / worker_log_file(t.backend->name(), lane.device)).string();
 }
 
 WorkerLaunch launch_for(const RunTarget& t, const Lane& lane, const Suite& suite, const RunSettings& s,
                         const LaneLogs& logs) {
-  WorkerLaunch launch;
-  launch.executable = s.executable;
-  launch.backend = t.backend->name();
-  launch.args = {"worker", "--backend", launch.backend};
-  launch.args.insert(launch.args.end(), s.worker_options.begin(), s.worker_options.end());
-  launch.args.insert(launch.args.end(), {"--suite", suite.name, "--seed", std::to_string(s.seed)});
-  if (lane.device) {
-    // Pinned twice over: the harness runs every case on this device, and a backend that serves one
-    // device per process (CUDA, the CPU backend's partitions) sets itself up for it (docs/ABI.md).
-    launch.args.insert(launch.args.end(), {"--device", std::to_string(lane.device->index)});
-    launch.environment.push_back(fmt::format("{}={}", kDeviceEnvironmentVariable, lane.device->index));
-    launch.device = lane.device;
-  }
-  const std::string file = log_file_of(launch.backend, lane.device);
-  launch.log_name = "logs/" + logs.shown_prefix + file;
-  launch.log_path = (std::filesystem::path(logs.log_dir) / file).string();
-  launch.expected_cases = suite.cases.size();
-  launch.startup_timeout = std::max<std::chrono::milliseconds>(std::chrono::seconds(120), s.timeout);
-  return launch;
+  return worker_launch(t.backend->name(), lane.device, suite, s, logs.log_dir, logs.shown_prefix,
+                       std::max<std::chrono::milliseconds>(std::chrono::seconds(120), s.timeout));
 }
 
 }  // namespace

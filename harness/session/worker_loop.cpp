@@ -60,29 +60,29 @@ bool write_all(int fd, const std::string& text) {
   return true;
 }
 
-bool serve_jobs(BackendHandle& backend, const Suite& suite, int in_fd, int out_fd,
-                const std::function<ExecutionOptions(const Case&)>& options_for) {
+bool serve_jobs(BackendHandle& backend, const Suite& suite, int in_fd, int out_fd, const JobRunner& run_job) {
   std::unordered_map<std::string, const Case*> by_id;
   for (const Case& c : suite.cases) by_id.emplace(c.id, &c);
   LineReader reader(in_fd);
   std::string line;
   while (reader.next(line)) {
     if (line.empty()) continue;
-    CaseResult result;
+    WorkerAnswer answer;
     JobRequest job;
     try {
       job = decode_job(line);
       const auto it = by_id.find(job.case_id);
       if (it == by_id.end()) {
-        result = error_result(backend, job, suite.name,
-                              "the worker's suite '" + suite.name + "' has no case '" + job.case_id + "'");
+        answer.result = error_result(backend, job, suite.name,
+                                     "the worker's suite '" + suite.name + "' has no case '" + job.case_id + "'");
       } else {
-        result = execute_case(backend, job.impl_key, *it->second, options_for(*it->second));
+        answer = run_job(job, *it->second);
       }
     } catch (const std::exception& e) {
-      result = error_result(backend, job, suite.name, std::string("the worker could not run the job: ") + e.what());
+      answer = {error_result(backend, job, suite.name, std::string("the worker could not run the job: ") + e.what()),
+                nullptr};
     }
-    if (!write_all(out_fd, encode_result(result))) return false;
+    if (!write_all(out_fd, encode_answer(answer))) return false;
   }
   return true;
 }

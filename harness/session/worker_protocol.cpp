@@ -28,7 +28,9 @@ std::string string_field(const json& doc, const char* name, const char* what) {
 }  // namespace
 
 std::string encode_job(const JobRequest& job) {
-  return json{{"case", job.case_id}, {"impl", job.impl_key}}.dump() + "\n";
+  json doc{{"case", job.case_id}, {"impl", job.impl_key}};
+  if (!job.bench.is_null()) doc["bench"] = job.bench;
+  return doc.dump() + "\n";
 }
 
 std::string encode_hello(const WorkerHello& hello) {
@@ -42,14 +44,23 @@ std::string encode_hello(const WorkerHello& hello) {
   return doc.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
-std::string encode_result(const CaseResult& result) {
+std::string encode_result(const CaseResult& result) { return encode_answer({result, nullptr}); }
+
+std::string encode_answer(const WorkerAnswer& answer) {
+  json doc = to_json(answer.result);
+  if (!answer.bench.is_null()) doc["bench"] = answer.bench;
   // Backend messages may hold bytes that are not UTF-8; replace them rather than fail the case.
-  return to_json(result).dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  return doc.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 JobRequest decode_job(const std::string& line) {
   const json doc = parse_object(line, "job");
-  return {string_field(doc, "case", "job"), string_field(doc, "impl", "job")};
+  JobRequest job{string_field(doc, "case", "job"), string_field(doc, "impl", "job"), nullptr};
+  if (const auto bench = doc.find("bench"); bench != doc.end()) {
+    if (!bench->is_object()) throw std::runtime_error("job has a 'bench' field that is not an object");
+    job.bench = *bench;
+  }
+  return job;
 }
 
 WorkerHello decode_hello(const std::string& line) {
@@ -74,8 +85,13 @@ WorkerHello decode_hello(const std::string& line) {
   return hello;
 }
 
-CaseResult decode_result(const std::string& line) {
-  return case_result_from_json(parse_object(line, "worker result"));
+CaseResult decode_result(const std::string& line) { return decode_answer(line).result; }
+
+WorkerAnswer decode_answer(const std::string& line) {
+  const json doc = parse_object(line, "worker result");
+  WorkerAnswer answer{case_result_from_json(doc), nullptr};
+  if (const auto bench = doc.find("bench"); bench != doc.end()) answer.bench = *bench;
+  return answer;
 }
 
 }  // namespace opcert

@@ -5,8 +5,13 @@
 //   runner -> worker, per job:        {"case":"softmax.f32.t4n7","impl":"cpu.softmax.rowwise"}
 //   worker -> runner, per job:        the CaseResult as model/case_result_json.h encodes it
 //
+// A bench job (`opcert bench`, bench/bench_protocol.h) adds a "bench" object to the job, and its
+// answer adds a "bench" object (what was measured) beside the CaseResult's fields (its check).
+//
 // A line never contains a raw newline (JSON escapes it), so one line is one message.
 #pragma once
+
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -22,7 +27,14 @@ inline constexpr int kWorkerProtocolVersion = 1;
 struct JobRequest {
   std::string case_id;
   std::string impl_key;
+  nlohmann::json bench;  // a bench job's own part (bench/bench_protocol.h); null for a conformance job
   bool operator==(const JobRequest&) const = default;
+};
+
+/// The worker's answer to one job: its result, and for a bench job what was measured.
+struct WorkerAnswer {
+  CaseResult result;
+  nlohmann::json bench;  // null for a conformance job
 };
 
 /// The worker's first line: ready to serve, or why not.
@@ -37,10 +49,12 @@ struct WorkerHello {
 std::string encode_job(const JobRequest& job);
 std::string encode_hello(const WorkerHello& hello);
 std::string encode_result(const CaseResult& result);
+std::string encode_answer(const WorkerAnswer& answer);
 
 /// Each throws std::runtime_error saying what is wrong with the line.
 JobRequest decode_job(const std::string& line);
 WorkerHello decode_hello(const std::string& line);
 CaseResult decode_result(const std::string& line);
+WorkerAnswer decode_answer(const std::string& line);
 
 }  // namespace opcert

@@ -25,13 +25,13 @@ std::string seconds_text(std::chrono::milliseconds d) {
 
 }  // namespace
 
-CaseResult WorkerSession::synthesized(const JobRequest& job, const Case& c, Status status, const std::string& message,
-                                      double duration_ms) const {
+WorkerAnswer WorkerSession::synthesized(const JobRequest& job, const Case& c, Status status, const std::string& message,
+                                        double duration_ms) const {
   CaseResult r = blank_result(launch_.backend, job.impl_key, c);
   r.status = status;
   r.message = message;
   r.duration_ms = duration_ms;
-  return r;
+  return {std::move(r), nullptr};
 }
 
 uint64_t WorkerSession::log_size() const {
@@ -99,14 +99,22 @@ WorkerSession::Start WorkerSession::start(const std::function<bool()>& stop) {
 
 std::optional<CaseResult> WorkerSession::run(const JobRequest& job, const Case& c, std::chrono::milliseconds timeout,
                                              const std::function<bool()>& stop) {
-  auto result = run_untagged(job, c, timeout, stop);
-  if (result && launch_.device) result->device = launch_.device;  // crashes and timeouts too
-  return result;
+  auto answer = exchange(job, c, timeout, stop);
+  if (!answer) return std::nullopt;
+  return std::move(answer->result);
 }
 
-std::optional<CaseResult> WorkerSession::run_untagged(const JobRequest& job, const Case& c,
-                                                      std::chrono::milliseconds timeout,
-                                                      const std::function<bool()>& stop) {
+std::optional<WorkerAnswer> WorkerSession::exchange(const JobRequest& job, const Case& c,
+                                                    std::chrono::milliseconds timeout,
+                                                    const std::function<bool()>& stop) {
+  auto answer = run_untagged(job, c, timeout, stop);
+  if (answer && launch_.device) answer->result.device = launch_.device;  // crashes and timeouts too
+  return answer;
+}
+
+std::optional<WorkerAnswer> WorkerSession::run_untagged(const JobRequest& job, const Case& c,
+                                                        std::chrono::milliseconds timeout,
+                                                        const std::function<bool()>& stop) {
   // A worker that died between two jobs (after answering) gets one fresh start for this job.
   uint64_t log_offset = 0;
   for (int attempt = 0;; ++attempt) {
@@ -154,10 +162,11 @@ std::optional<CaseResult> WorkerSession::run_untagged(const JobRequest& job, con
       break;
   }
   try {
-    CaseResult r = decode_result(line);
+    WorkerAnswer answer = decode_answer(line);
+    const CaseResult& r = answer.result;
     if (r.case_id != job.case_id || r.impl_key != job.impl_key)
       throw std::runtime_error("it answered for case '" + r.case_id + "' on '" + r.impl_key + "'");
-    return r;
+    return answer;
   } catch (const std::exception& e) {
     process_.reset();  // out of step with the protocol: start afresh
     return synthesized(job, c, Status::kError, std::string("the worker's answer could not be read: ") + e.what(),

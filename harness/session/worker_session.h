@@ -43,6 +43,10 @@ class WorkerSession {
   /// result, except nullopt when `stop` asked to stop (the worker is then killed).
   std::optional<CaseResult> run(const JobRequest& job, const Case& c, std::chrono::milliseconds timeout,
                                 const std::function<bool()>& stop);
+  /// As run, with the answer's bench part (null when the worker died, timed out or the job is not
+  /// a bench job).
+  std::optional<WorkerAnswer> exchange(const JobRequest& job, const Case& c, std::chrono::milliseconds timeout,
+                                       const std::function<bool()>& stop);
   /// The launch's device, if any (results of run carry it).
   const std::optional<DeviceTag>& device() const { return launch_.device; }
 
@@ -57,15 +61,15 @@ class WorkerSession {
  private:
   enum class Start { kReady, kFailed, kStopped };
   Start start(const std::function<bool()>& stop);
-  std::optional<CaseResult> run_untagged(const JobRequest& job, const Case& c, std::chrono::milliseconds timeout,
-                                         const std::function<bool()>& stop);
+  std::optional<WorkerAnswer> run_untagged(const JobRequest& job, const Case& c, std::chrono::milliseconds timeout,
+                                           const std::function<bool()>& stop);
   /// The worker log's size, and what it holds past `offset`: a dead worker's last words are there.
   uint64_t log_size() const;
   std::string log_since(uint64_t offset) const;
   /// Appends a line of the runner's own to the worker log, so the log tells the whole story.
   void log(const std::string& line) const;
-  CaseResult synthesized(const JobRequest& job, const Case& c, Status status, const std::string& message,
-                         double duration_ms) const;
+  WorkerAnswer synthesized(const JobRequest& job, const Case& c, Status status, const std::string& message,
+                           double duration_ms) const;
 
   WorkerLaunch launch_;
   std::unique_ptr<WorkerProcess> process_;

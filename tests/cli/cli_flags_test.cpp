@@ -41,6 +41,8 @@ const std::map<std::string, std::string> kAnyText = {
     {"--junit", "a file to write"},
     {"--host", "history list: any host name filters"},
     {"--platform-config-text", "worker (internal): the runner's own text of a platform config"},
+    {"--bench", "worker (internal): the bench runner's settings as JSON; a bad one is the worker's fatal greeting, "
+                "which the runner reports as every job's ERROR"},
     {"--resume", "a folder to finish; one that does not exist yet is where the run starts (a run killed before it made "
                  "its folder goes on with the same command); another job's folder is exit 2 before anything runs"},
     {"--skip-plugin-step", "internal: a plugin step the runner's probe refused, handed to its workers and probes"},

@@ -19,6 +19,25 @@ TEST(WorkerProtocol, JobIsOneJsonLine) {
   EXPECT_EQ(decode_job(line.substr(0, line.size() - 1)), job) << "the newline is optional";
 }
 
+TEST(WorkerProtocol, ABenchJobAndItsAnswerCarryTheirBenchPart) {
+  const JobRequest job{"softmax.d2", "cpu.softmax.rowwise", {{"copy_baseline", false}, {"peer_mean_s", 2.5e-6}}};
+  EXPECT_EQ(decode_job(encode_job(job)), job);
+  EXPECT_THROW(decode_job("{\"case\":\"a\",\"impl\":\"b\",\"bench\":3}"), std::runtime_error);
+
+  CaseResult check;
+  check.backend = "cpu";
+  check.impl_key = "cpu.softmax.rowwise";
+  check.case_id = "softmax.d2";
+  check.status = Status::kPassed;
+  const WorkerAnswer answer = decode_answer(encode_answer({check, {{"checked", true}}}));
+  EXPECT_EQ(answer.result.case_id, "softmax.d2");
+  EXPECT_EQ(answer.result.status, Status::kPassed);
+  EXPECT_EQ(answer.bench, nlohmann::json({{"checked", true}}));
+  // A conformance answer has none, and reads as a result alone.
+  EXPECT_TRUE(decode_answer(encode_result(check)).bench.is_null());
+  EXPECT_EQ(decode_result(encode_answer({check, {{"checked", true}}})).case_id, "softmax.d2");
+}
+
 TEST(WorkerProtocol, BadJobLinesSayWhatIsWrong) {
   EXPECT_THROW(decode_job("not json"), std::runtime_error);
   EXPECT_THROW(decode_job("[1,2]"), std::runtime_error);

@@ -1,0 +1,282 @@
+#include "bench/bench_worker.h"
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "bench/bench_job.h"
+#include "bench/cache_flusher.h"
+#include "bench/google_benchmark_reporter.h"
+#include "bench/gpu_monitor.h"
+#include "bench/roofline.h"
+#include "bench/sample_timer.h"
+#include "model/input_error.h"
+#include "session/prepared_case.h"
+
+namespace opcert {
+namespace {
+
+// Launches after the check and before the samples: first-touch costs, lazy initialisation and
+// clock ramp-up stay out of the figures. At least policy.warmup_launches, more until
+// policy.warmup_s have passed (--benchmark_min_warmup_time).
+template <class Launch>
+void warm_up(SampleTimer& timer, const SamplingPolicy& policy, Launch launch) {
+  double warm = 0.0;
+  for (int64_t i = 0; i < policy.warmup_launches || warm < policy.warmup_s; ++i) warm += timer.time(launch);
+}
+
+opcert_device first_device(const BackendHandle& backend) { return backend.devices().at(0).device; }
+
+}  // namespace
+
+// Holds the job being timed, and the timer, flusher and GPU monitor the worker keeps across jobs.
+class BenchEngine {
+ public:
+  BenchEngine(BackendHandle& backend, const BenchWorkerSettings& s) : backend_(backend), settings_(s) {}
+
+  // One Google Benchmark iteration: one sampling of the job, its launches timed one by one until
+  // the policy stops it; the iteration's time is their mean.
+  void measure(benchmark::State& state, BenchJob& job, const BenchRequest& request,
+               const std::function<ExecutionOptions(const Case&)>& options_for) {
+    if (!activate(job, options_for)) {
+      state.SkipWithError(job.error.c_str());
+      return;
+    }
+    try {
+      SampleTimer& timer = timer_for();
+      CacheFlusher* flusher = settings_.cold_l2 ? &flusher_for(job) : nullptr;
+      for (auto _ : state) {
+        Sampled sampled = sample(timer, flusher);
+        state.SetIterationTime(sampled.mean_s);
+        job.latest_mean_s = sampled.mean_s;
+        job.unreported_samplings.push_back(std::move(sampled.sampling));
+      }
+    } catch (const std::exception& e) {
+      job.error = e.what();
+      state.SkipWithError(job.error.c_str());
+      release();
+      return;
+    }
+    if (job.latest_mean_s > 0) set_counters(state, job, request, job.latest_mean_s);
+    if (job.check) state.SetLabel(std::string(status_name(job.check->status)));
+  }
+
+  void release() {
+    active_.reset();
+    active_copy_.reset();
+    activated_ = false;
+  }
+
+  /// The GPU monitor's description when a CUDA device was timed; else null.
+  nlohmann::json conditions() const { return monitor_ ? monitor_->description() : nlohmann::json(); }
+
+ private:
+  struct Sampled {
+    Sampling sampling;
+    double mean_s = 0.0;  ///< the mean seconds per launch: the iteration's time
+  };
+
+  // Times launches of the active job until the sampling policy stops, reading the GPU's conditions
+  // just before the first and just after the last.
+  Sampled sample(SampleTimer& timer, CacheFlusher* flusher) {
+    const SamplingPolicy& policy = settings_.sampling;
+    const opcert_device device = first_device(backend_);
+    Sampling sampling;
+    sampling.conditions.start = read_conditions(device);
+    NoiseTracker tracker;
+    const auto begin = std::chrono::steady_clock::now();
+    StopReason stop = StopReason::kContinue;
+    while (stop == StopReason::kContinue) {
+      if (flusher) flusher->flush();
+      tracker.add(timer.time([&] { launch_active(); }));
+      stop = should_stop(policy, tracker, std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+    }
+    sampling.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    sampling.conditions.end = read_conditions(device);
+    sampling.samples = tracker.count();
+    sampling.noise = tracker.relative_stddev();
+    sampling.stopped_by = stop_reason_name(stop);
+    return {std::move(sampling), tracker.mean()};
+  }
+
+  // A reading of a CUDA device's clocks and power; nothing for other devices. NVML is loaded at
+  // the first CUDA benchmark.
+  std::optional<GpuReading> read_conditions(opcert_device device) {
+    if (device.type != OPCERT_DEVICE_CUDA) return std::nullopt;
+    if (!monitor_) monitor_ = std::make_unique<GpuMonitor>();
+    return monitor_->read(device.index);
+  }
+
+  void launch_active() {
+    if (active_copy_)
+      active_copy_->flush();
+    else
+      active_->launch();
+  }
+
+  // A copy baseline: two device buffers of half the case's bytes, one copied over the other.
+  bool activate_copy(BenchJob& job) {
+    try {
+      const auto half = static_cast<uint64_t>(std::max(job.work.bytes / 2, 1.0));
+      active_copy_ = std::make_unique<CacheFlusher>(backend_, first_device(backend_), half);
+      SampleTimer& timer = timer_for();
+      job.timing_method = timer.method();
+      warm_up(timer, settings_.sampling, [&] { active_copy_->flush(); });
+    } catch (const std::exception& e) {
+      job.error = e.what();
+      active_copy_.reset();
+      return false;
+    }
+    activated_ = true;
+    return true;
+  }
+
+  // Prepares the job's case, checks it once, warms it up; once per job (its repetitions reuse it).
+  bool activate(BenchJob& job, const std::function<ExecutionOptions(const Case&)>& options_for) {
+    if (activated_) return true;
+    if (!job.error.empty()) return false;
+    if (job.copy_baseline) return activate_copy(job);
+    const Case& c = *job.test_case;
+    CaseResult early;
+    auto prepared = PreparedCase::prepare(backend_, job.impl_key, c, options_for(c), early);
+    if (!prepared) {
+      job.error = early.message;
+      job.check = std::move(early);
+      return false;
+    }
+    try {
+      if (!job.check) {
+        prepared->launch();
+        job.check = prepared->check();
+        job.published_bytes = prepared->published_bytes();
+        // The record names what was timed: the call as the backend says once it has run it (the
+        // answer before the run may name a first choice the backend then had to leave).
+        if (std::string ran = prepared->library_call(); !ran.empty()) job.library_call = std::move(ran);
+        if (job.check->status == Status::kError) {
+          job.error = job.check->message;
+          return false;
+        }
+      }
+      SampleTimer& timer = timer_for();
+      job.timing_method = timer.method();
+      warm_up(timer, settings_.sampling, [&] { prepared->launch(); });
+    } catch (const std::exception& e) {
+      job.error = e.what();
+      if (!job.check) {
+        CaseResult r = blank_result(backend_.name(), job.impl_key, c);
+        r.status = Status::kError;
+        r.message = e.what();
+        job.check = std::move(r);
+      }
+      return false;
+    }
+    active_ = std::move(prepared);
+    activated_ = true;
+    return true;
+  }
+
+  SampleTimer& timer_for() {
+    if (!timer_) timer_ = std::make_unique<SampleTimer>(backend_, first_device(backend_));
+    return *timer_;
+  }
+
+  CacheFlusher& flusher_for(const BenchJob& job) {
+    if (!flusher_) {
+      const opcert_device device = first_device(backend_);
+      std::optional<uint64_t> cache;
+      if (job.platform && job.platform->peaks.cache_mib)
+        cache = static_cast<uint64_t>(*job.platform->peaks.cache_mib * 1024 * 1024);
+      flusher_ = std::make_unique<CacheFlusher>(backend_, device, flush_bytes_for(device, cache));
+    }
+    return *flusher_;
+  }
+
+  // The peer's and the copy's means come with the request: they were timed in other jobs.
+  static void set_counters(benchmark::State& state, const BenchJob& job, const BenchRequest& request, double mean) {
+    if (job.work.flops > 0) state.counters["tflops"] = job.work.flops / mean / 1e12;
+    if (job.work.bytes > 0) state.counters["gbps"] = job.work.bytes / mean / 1e9;
+    if (job.platform)
+      if (const auto pct = roofline_percent(job.work, job.platform->peaks, mean)) state.counters["pct_peak"] = *pct;
+    if (request.peer_mean_s > 0) state.counters["speedup_vs_peer"] = request.peer_mean_s / mean;
+    if (request.copy_mean_s > 0) state.counters["pct_of_copy"] = 100 * request.copy_mean_s / mean;
+  }
+
+  BackendHandle& backend_;
+  const BenchWorkerSettings& settings_;
+  std::unique_ptr<PreparedCase> active_;
+  std::unique_ptr<CacheFlusher> active_copy_;  // the active job is a copy baseline
+  bool activated_ = false;
+  std::unique_ptr<SampleTimer> timer_;
+  std::unique_ptr<CacheFlusher> flusher_;
+  std::unique_ptr<GpuMonitor> monitor_;
+};
+
+void initialize_google_benchmark(const std::vector<std::string>& flags) {
+  // Google Benchmark keeps argv[0] for its context ("executable"): the strings must outlive it.
+  static std::vector<std::string> args;
+  args = {"opcert bench"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int argc = static_cast<int>(args.size());
+  benchmark::Initialize(&argc, argv.data());
+  // Initialize removes the flags it knows; anything left is not a Google Benchmark flag.
+  if (argc > 1) throw InputError(fmt::format("unknown Google Benchmark flag '{}'; see --benchmark_help... "
+                                             "`opcert bench --help` lists the flags that pass through", argv[1]));
+}
+
+BenchWorker::BenchWorker(BackendHandle& backend, const PlatformCatalog* platforms, BenchWorkerSettings settings,
+                         std::function<ExecutionOptions(const Case&)> options_for)
+    : backend_(backend),
+      platforms_(platforms),
+      settings_(std::move(settings)),
+      options_for_(std::move(options_for)),
+      engine_(std::make_unique<BenchEngine>(backend_, settings_)) {
+  initialize_google_benchmark(settings_.benchmark_flags);
+}
+
+BenchWorker::~BenchWorker() = default;
+
+WorkerAnswer BenchWorker::measure(const JobRequest& request, const Case& c) {
+  const BenchRequest bench = bench_request_from_json(request.bench);
+  std::vector<BenchJob> jobs(1);  // the reporter's view: this one job
+  BenchJob& job = jobs.front();
+  job.backend = &backend_;
+  job.impl_key = request.impl_key;
+  job.test_case = &c;
+  job.copy_baseline = bench.copy_baseline;
+  job.name = c.id + "/" + request.impl_key;
+  job.platform = platforms_ && !bench.platform.empty() ? platforms_->find(bench.platform) : nullptr;
+  try {
+    job.work = work_model(c);
+  } catch (const std::exception& e) {
+    job.error = fmt::format("no work model: {}", e.what());
+  }
+
+  benchmark::RegisterBenchmark(job.name.c_str(),
+                               [&](benchmark::State& st) { engine_->measure(st, job, bench, options_for_); })
+      ->UseManualTime()
+      ->Iterations(1)  // one iteration is one sampling (BenchEngine::sample)
+      ->Unit(benchmark::kMicrosecond);
+  GoogleBenchmarkReporter reporter(jobs, nullptr, nullptr);
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::ClearRegisteredBenchmarks();
+  engine_->release();
+
+  BenchMeasurement m;
+  m.checked = job.check.has_value();
+  m.error = job.error;
+  m.timing_method = job.timing_method;
+  m.library_call = job.library_call;
+  m.published_bytes = job.published_bytes;
+  m.latest_mean_s = job.latest_mean_s;
+  m.runs = std::move(job.runs);
+  m.conditions = engine_->conditions();
+  return {job.check ? std::move(*job.check) : blank_result(backend_.name(), job.impl_key, c),
+          bench_measurement_json(m)};
+}
+
+}  // namespace opcert

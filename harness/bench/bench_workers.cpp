@@ -1,0 +1,115 @@
+#include "bench/bench_workers.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "bench/bench_protocol.h"
+#include "session/stop_request.h"
+#include "session/worker_launch.h"
+
+namespace opcert {
+namespace {
+
+// --benchmark_repetitions=N among Google Benchmark's flags; 1 without it.
+int64_t repetitions(const std::vector<std::string>& flags) {
+  constexpr std::string_view kFlag = "--benchmark_repetitions=";
+  int64_t n = 1;
+  for (const std::string& f : flags)
+    if (f.rfind(kFlag, 0) == 0) {
+      try {
+        n = std::max<int64_t>(1, std::stoll(f.substr(kFlag.size())));
+      } catch (const std::exception&) {
+        n = 1;  // Google Benchmark has already refused it
+      }
+    }
+  return n;
+}
+
+}  // namespace
+
+BenchWorkers::BenchWorkers(const Suite& suite, const BenchSettings& s)
+    : suite_(suite),
+      settings_(s),
+      worker_settings_(bench_worker_settings_json({s.sampling, s.cold_l2, s.benchmark_flags}).dump()) {}
+
+BenchWorkers::~BenchWorkers() { shutdown(); }
+
+std::chrono::milliseconds BenchWorkers::job_limit(const BenchSettings& s) {
+  // A fixed count of launches (--benchmark_min_time=Nx) has no time limit of its own: --timeout is all.
+  const double per_sampling_s = s.sampling.fixed_samples ? 0.0 : s.sampling.max_time_s;
+  const double sampling_s = static_cast<double>(repetitions(s.benchmark_flags)) * per_sampling_s;
+  return s.timeout + std::chrono::milliseconds(static_cast<int64_t>(std::ceil(sampling_s * 1000.0)));
+}
+
+WorkerSession& BenchWorkers::session_for(const BackendHandle& backend) {
+  auto& slot = sessions_[backend.name()];
+  if (!slot) {
+    WorkerLaunch launch = worker_launch(backend.name(), std::nullopt, suite_, settings_, (settings_.out_dir / "logs").string(),
+                                        "", std::max<std::chrono::milliseconds>(std::chrono::seconds(120), settings_.timeout));
+    launch.args.insert(launch.args.end(), {"--bench", worker_settings_});
+    if (settings_.max_memory > 0) launch.args.insert(launch.args.end(), {"--max-memory", std::to_string(settings_.max_memory)});
+    slot = std::make_unique<WorkerSession>(std::move(launch));
+  }
+  return *slot;
+}
+
+bool BenchWorkers::measure(std::vector<BenchJob>& jobs, std::size_t index) {
+  BenchJob& job = jobs[index];
+  BenchRequest request;
+  request.copy_baseline = job.copy_baseline;
+  request.platform = job.platform ? job.platform->name : "";
+  if (job.peer_job) request.peer_mean_s = jobs[*job.peer_job].latest_mean_s;
+  if (job.copy_job) request.copy_mean_s = jobs[*job.copy_job].latest_mean_s;
+  const Case& c = *job.test_case;
+  auto answer = session_for(*job.backend)
+                    .exchange({c.id, job.impl_key, bench_request_json(request)}, c, job_limit(settings_),
+                              [] { return stop_requested(); });
+  if (!answer) return false;
+  BenchMeasurement m;
+  if (!answer->bench.is_null()) {
+    try {
+      m = bench_measurement_from_json(answer->bench);
+    } catch (const std::exception& e) {
+      answer->result.status = Status::kError;
+      answer->result.message = fmt::format("the worker's measurement could not be read: {}", e.what());
+      answer->bench = nullptr;
+    }
+  }
+  if (answer->bench.is_null()) {
+    // The worker died, hung or could not run the job: the row says so, and is not timed. A copy
+    // baseline has no check to carry the status: its error names it.
+    if (job.copy_baseline) {
+      job.error = fmt::format("{}: {}", status_name(answer->result.status), answer->result.message);
+    } else {
+      job.error = answer->result.message;
+      job.check = std::move(answer->result);
+    }
+    return true;
+  }
+  if (m.checked) job.check = std::move(answer->result);
+  job.error = std::move(m.error);
+  job.timing_method = std::move(m.timing_method);
+  if (!m.library_call.empty()) job.library_call = std::move(m.library_call);
+  job.published_bytes = m.published_bytes;
+  job.latest_mean_s = m.latest_mean_s;
+  job.runs = std::move(m.runs);
+  if (!m.conditions.is_null()) conditions_ = std::move(m.conditions);
+  return true;
+}
+
+std::vector<std::string> BenchWorkers::shutdown() {
+  std::vector<std::string> notes;
+  for (auto& [backend, session] : sessions_) {
+    session->shutdown();
+    if (session->starts() > 1)
+      notes.push_back(fmt::format("{}: the worker was started {} times (crashes and timeouts restart it); its stderr is "
+                                  "in {}",
+                                  backend, session->starts(), (settings_.out_dir / "logs" / worker_log_file(backend, std::nullopt)).string()));
+  }
+  sessions_.clear();
+  return notes;
+}
+
+}  // namespace opcert

@@ -1,0 +1,54 @@
+// The runner's side of `opcert bench`'s workers: one worker process per backend (on its first
+// device), started at its backend's first job, as `opcert run` starts its own
+// (session/worker_launch.h); the timing loop runs in it (bench/bench_worker.h). A worker that
+// crashes, hangs past the job's limit or answers garbage costs that job alone: its check becomes
+// CRASHED, TIMEOUT or ERROR with the reason, and the backend's next job gets a fresh worker.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "bench/bench_job.h"
+#include "bench/bench_settings.h"
+#include "check/suite.h"
+#include "session/worker_session.h"
+
+namespace opcert {
+
+class BenchWorkers {
+ public:
+  /// Workers for `suite` under `s`; each writes its stderr to <out>/logs/<backend>.worker.log.
+  BenchWorkers(const Suite& suite, const BenchSettings& s);
+  ~BenchWorkers();
+
+  /// Checks and times jobs[index] in its backend's worker, filling in its outcome (check, error,
+  /// timing method, library call, published bytes, runs, latest mean). Its peer's and copy
+  /// baseline's jobs, timed before it, give the speedup counters. False when a stop was asked for.
+  bool measure(std::vector<BenchJob>& jobs, std::size_t index);
+
+  /// The GPU monitor's description from the workers that timed a CUDA device; null when none did.
+  const nlohmann::json& conditions() const { return conditions_; }
+
+  /// Closes every worker; one note per backend whose worker had to be started again.
+  std::vector<std::string> shutdown();
+
+  /// How long one job may take before its worker is killed: --timeout for the check and warm-up,
+  /// and --max-time for each repetition's sampling (Google Benchmark's --benchmark_repetitions);
+  /// with a fixed count of launches (--benchmark_min_time=Nx), --timeout alone.
+  static std::chrono::milliseconds job_limit(const BenchSettings& s);
+
+ private:
+  WorkerSession& session_for(const BackendHandle& backend);
+
+  const Suite& suite_;
+  const BenchSettings& settings_;
+  std::string worker_settings_;  // the --bench argument every worker gets
+  std::map<std::string, std::unique_ptr<WorkerSession>> sessions_;
+  nlohmann::json conditions_;
+};
+
+}  // namespace opcert
