@@ -17,6 +17,7 @@
 #include "reports/alignment.h"
 #include "reports/json_report_writer.h"
 #include "reports/output_sets.h"
+#include "session/exit_rule.h"
 #include "session/job_list.h"
 #include "session/job_record.h"
 #include "session/memory_admission.h"
@@ -26,8 +27,6 @@
 
 namespace opcert {
 namespace {
-
-bool gates(Status s) { return s == Status::kFailed || s == Status::kError || s == Status::kCrashed || s == Status::kTimeout; }
 
 // Jobs grouped by case (suite order), the peer first within a case, so that every row's speedup
 // is known when it is printed.
@@ -237,15 +236,14 @@ int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, co
   if (report.bench_context.is_object()) report.bench_context["measurement_conditions"] = report.bench_settings["conditions"];
   benchmark::Shutdown();
 
-  int exit_code = kExitOk;
-  for (const auto& job : jobs)
-    if (!job.peer && (!job.error.empty() || (job.check && gates(job.check->status)))) exit_code = kExitCheckFailed;
-  for (const auto& r : skipped)
-    if (r.status == Status::kError) exit_code = kExitCheckFailed;
-
   for (const auto& job : jobs)
     if (job.check) report.results.push_back(*job.check);
   for (auto& r : skipped) report.results.push_back(std::move(r));
+  const bool timing_failed =
+      std::any_of(jobs.begin(), jobs.end(), [](const BenchJob& j) { return !j.peer && !j.error.empty(); });
+  // A bench is never interrupted here: a signal ends it, and --resume goes on from measurements.jsonl.
+  const int exit_code = stream.exit_code_with_outputs(
+      session_exit_code(report.results, peer_only_backends(targets), false, timing_failed));
   fill_alignment(report.results, s.peer);
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     report.benchmarks.push_back(is_kept[i] ? kept->records.at(jobs[i].name) : bench_record(jobs[i], jobs));

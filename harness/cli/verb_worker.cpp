@@ -1,4 +1,5 @@
-// `opcert worker`: the hidden verb the runner starts once per backend (harness/run/worker_*.h).
+// `opcert worker`: the hidden verb the runner of `opcert run` (run/worker_lanes.h) or `opcert
+// bench` (bench/bench_workers.h, with --bench) starts once per backend.
 // It speaks the protocol on the stdin and stdout it was given and moves everything else out of
 // the way: a backend that prints to stdout would otherwise corrupt the protocol.
 #include <sys/prctl.h>
@@ -51,7 +52,7 @@ PlatformCatalog runner_catalog(const std::vector<std::string>& texts) {
 }  // namespace
 
 void add_worker_verb(CLI::App& app, int& exit_code) {
-  auto* verb = app.add_subcommand("worker", "Serve one backend's cases to a running `opcert run` (internal)");
+  auto* verb = app.add_subcommand("worker", "Serve one backend's cases to a running `opcert run` or `opcert bench` (internal)");
   verb->group("");  // hidden from --help: only the runner starts it
   auto options = std::make_shared<CommonOptions>();
   auto flags = std::make_shared<WorkerFlags>();

@@ -17,6 +17,7 @@
 #include "reports/results_jsonl.h"
 #include "run/rank_merge.h"
 #include "run/worker_lanes.h"
+#include "session/exit_rule.h"
 #include "session/job_list.h"
 #include "session/job_record.h"
 #include "session/run_header.h"
@@ -235,13 +236,8 @@ int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, c
 
   order_results(report.results, targets);
   fill_alignment(report.results, s.peer);
-  std::map<std::string, bool> peer_only;
-  for (const auto& t : targets) peer_only[t.backend->name()] = t.peer;
-  const bool any_failed = std::any_of(report.results.begin(), report.results.end(), [&](const CaseResult& r) {
-    return !peer_only[r.backend] && status_fails_run(r.status);
-  });
   report.complete = !interrupted && lost_ranks.empty();
-  report.exit_code = interrupted ? kExitInterrupted : (any_failed || !lost_ranks.empty() ? kExitCheckFailed : kExitOk);
+  report.exit_code = session_exit_code(report.results, peer_only_backends(targets), interrupted, !lost_ranks.empty());
   report.exit_code = stream.exit_code_with_outputs(report.exit_code);  // results.jsonl on a full disk, say
   report.finished_at = now_utc();
   report.environment = capture_environment(s.environment);
