@@ -5,8 +5,8 @@
 #include <thread>
 
 #include "collectives/collective_impls.h"
+#include "cpu_implementations.h"
 #include "cpu_partitions.h"
-#include "ops/cpu_ops.h"
 
 namespace opcert::cpu {
 namespace {
@@ -16,10 +16,10 @@ class CpuBackend : public sdk::Backend, public CpuCollectives {
   static constexpr bool kHasCollectives = true;
 
   CpuBackend() : CpuCollectives(static_cast<const sdk::Backend&>(*this)) {
-    for (auto family : {gemm_implementations, gemm_fp8_implementations, gemm_int8_implementations,
-                        quantize_implementations, attention_implementations, norm_implementations,
-                        rope_implementations, softmax_implementations, collective_implementations})
-      for (auto& impl : family()) add(std::move(impl));
+    // Every op file registered its own (cpu_implementations.h); the collectives come with the
+    // communicator this class also is.
+    for (auto& impl : CpuImplementations::make_all()) add(std::move(impl));
+    for (auto& impl : collective_implementations()) add(std::move(impl));
     // The partitions come from the mask this process started with, before pinning narrows it, so
     // that the runner and its pinned workers list the same devices.
     partitions_ = split_cpus(allowed_cpus(), partition_count_from_environment());

@@ -13,7 +13,7 @@
 #include "collectives/nccl_collectives.h"
 #include "cuda_check.h"
 #include "cuda_context.h"
-#include "ops/cuda_ops.h"
+#include "cuda_implementations.h"
 
 struct opcert_event {
   cudaEvent_t event = nullptr;
@@ -56,11 +56,8 @@ class CudaBackend : private ContextOwner, public sdk::Backend, public sdk::Event
   static constexpr bool kHasCollectives = true;
 
   CudaBackend() : CudaCollectives(static_cast<const sdk::Backend&>(*this), *ctx_) {
-    for (auto* family : {gemm_implementations, gemm_fp8_implementations, gemm_int8_implementations,
-                         norm_implementations, rope_implementations, softmax_implementations,
-                         quantize_implementations, attention_implementations, attention_decode_implementations,
-                         attention_tuned_implementations})
-      for (auto& impl : family(*ctx_)) add(std::move(impl));
+    // Every op file registered its own (cuda_implementations.h).
+    for (auto& impl : CudaImplementations::make_all(*ctx_)) add(std::move(impl));
     for (auto& impl : collective_implementations(*this)) add(std::move(impl));
   }
 

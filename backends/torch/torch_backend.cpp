@@ -13,7 +13,7 @@
 #include "pending_outputs.h"
 #include "tensor_bridge.h"
 #include "torch_events.h"
-#include "ops/torch_ops.h"
+#include "torch_implementations.h"
 #include "torch_version.h"
 
 #if OPCERT_TORCH_HAS_C10D
@@ -49,10 +49,8 @@ class TorchBackend : public sdk::Backend, public sdk::EventBackend, public sdk::
   TorchBackend() : CollectivesPart(static_cast<const sdk::Backend&>(*this)) {
     for (std::size_t i = 0; i < cuda_device_count(); ++i)
       memory_.push_back(std::make_unique<DeviceMemory>(at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(i))));
-    for (auto family : {gemm_implementations, gemm_fp8_implementations, gemm_int8_implementations,
-                        quantize_implementations, attention_implementations, norm_implementations,
-                        rope_implementations, softmax_implementations})
-      for (auto& impl : family()) add(std::move(impl));
+    // Every op file registered its own (torch_implementations.h).
+    for (auto& impl : TorchImplementations::make_all()) add(std::move(impl));
     for (auto& impl : CollectivesPart::implementations()) add(std::move(impl));
   }
 

@@ -12,6 +12,7 @@
 #include <opcert/sdk/gemm_fp8_operands.h>
 #include <opcert/sdk/gemm_int8_operands.h>
 #include <opcert/sdk/gemm_shapes.h>
+#include <opcert/sdk/implementation_registry.h>
 #include <opcert/sdk/number_codecs.h>
 #include <opcert/sdk/op_call.h>
 #include <opcert/sdk/ops.h>

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "cpu_implementations.h"
 #include "ops/attn_flash.h"
 #include "ops/cpu_numeric.h"
-#include "ops/cpu_ops.h"
 #include "ops/cpu_vector.h"
 
 namespace opcert::cpu {
@@ -124,8 +124,6 @@ void compute(const AttentionOperands& a) {
   with_float_type(a.dtype, [&](auto tag) { run_flash<decltype(tag)>(a, p, seqs); });
 }
 
-}  // namespace
-
 std::vector<sdk::Implementation> attention_implementations() {
   return {sdk::checked_implementation(
       {"cpu.attention.flash", "attention",
@@ -133,5 +131,9 @@ std::vector<sdk::Implementation> attention_implementations() {
        "sequence x head x query block; fp8 e4m3fn dequantized with its descales into fp32, o in bf16"},
       sdk::parse_attention, compute)};
 }
+
+}  // namespace
+
+OPCERT_REGISTER_IMPLEMENTATIONS(CpuImplementations, "attention", attention_implementations)
 
 }  // namespace opcert::cpu

@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "cpu_implementations.h"
 #include "ops/cpu_numeric.h"
-#include "ops/cpu_ops.h"
 #include "ops/gemm_driver.h"
 #include "ops/gemm_epilogue.h"
 
@@ -39,12 +39,14 @@ void compute(const sdk::GemmOperands& g) {
   run_f32_gemm(problem, isa);
 }
 
-}  // namespace
-
 std::vector<sdk::Implementation> gemm_implementations() {
   return {sdk::checked_implementation(
       {"cpu.gemm.blocked", "gemm", "cache-blocked, packed fp32-accumulating GEMM (AVX-512 FMA 14x32 tile; bf16 on AVX512-BF16 vdpbf16ps; portable fallback)"},
       sdk::parse_gemm, compute)};
 }
+
+}  // namespace
+
+OPCERT_REGISTER_IMPLEMENTATIONS(CpuImplementations, "gemm", gemm_implementations)
 
 }  // namespace opcert::cpu

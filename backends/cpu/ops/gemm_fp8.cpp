@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "cpu_implementations.h"
 #include "ops/cpu_numeric.h"
-#include "ops/cpu_ops.h"
 #include "ops/gemm_driver.h"
 #include "ops/gemm_epilogue.h"
 
@@ -50,12 +50,14 @@ void compute(const Fp8Args& g) {
   run_f32_gemm(problem, isa);
 }
 
-}  // namespace
-
 std::vector<sdk::Implementation> gemm_fp8_implementations() {
   return {sdk::checked_implementation(
       {"cpu.gemm_fp8.blocked", "gemm_fp8", "fp8 decoded exactly while packing (fp32, or bf16 pairs on AVX512-BF16), fp32 accumulation, tensor/channel/block scales"},
       sdk::parse_gemm_fp8, compute)};
 }
+
+}  // namespace
+
+OPCERT_REGISTER_IMPLEMENTATIONS(CpuImplementations, "gemm_fp8", gemm_fp8_implementations)
 
 }  // namespace opcert::cpu

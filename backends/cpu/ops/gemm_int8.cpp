@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "cpu_implementations.h"
 #include "ops/cpu_numeric.h"
-#include "ops/cpu_ops.h"
 #include "ops/gemm_driver.h"
 #include "ops/gemm_epilogue.h"
 
@@ -47,12 +47,14 @@ void compute(const Int8Args& g) {
   run_i8_gemm(problem, isa);
 }
 
-}  // namespace
-
 std::vector<sdk::Implementation> gemm_int8_implementations() {
   return {sdk::checked_implementation(
       {"cpu.gemm_int8.blocked", "gemm_int8", "int8 GEMM, exact int32 accumulation (AVX-512 VNNI 14x32 tile, portable fallback)"},
       sdk::parse_gemm_int8, compute)};
 }
+
+}  // namespace
+
+OPCERT_REGISTER_IMPLEMENTATIONS(CpuImplementations, "gemm_int8", gemm_int8_implementations)
 
 }  // namespace opcert::cpu

@@ -10,7 +10,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "ops/cpu_ops.h"
+#include "cpu_implementations.h"
 #include "ops/cpu_vector.h"
 #include "ops/norm_rows.h"
 
@@ -59,13 +59,15 @@ void compute(const sdk::NormOperands& n) {
 
 constexpr const char* kDescription = "with optional fused residual add, fp32 math, OpenMP over rows";
 
-}  // namespace
-
 std::vector<sdk::Implementation> norm_implementations() {
   return {sdk::checked_implementation({"cpu.rms_norm.fused", "rms_norm", std::string("rms_norm ") + kDescription},
                                       sdk::parse_rms_norm, compute),
           sdk::checked_implementation({"cpu.layer_norm.fused", "layer_norm", std::string("layer_norm ") + kDescription},
                                       sdk::parse_layer_norm, compute)};
 }
+
+}  // namespace
+
+OPCERT_REGISTER_IMPLEMENTATIONS(CpuImplementations, "norm", norm_implementations)
 
 }  // namespace opcert::cpu

@@ -10,8 +10,8 @@
 #include <cmath>
 #include <vector>
 
+#include "cpu_implementations.h"
 #include "ops/cpu_numeric.h"
-#include "ops/cpu_ops.h"
 
 namespace opcert::cpu {
 namespace {
@@ -80,12 +80,14 @@ void compute(const sdk::QuantizeOperands& g) {
   }
 }
 
-}  // namespace
-
 std::vector<sdk::Implementation> quantize_implementations() {
   return {sdk::checked_implementation(
       {"cpu.quantize.rowwise", "quantize", "dynamic per-token / per-tensor quantization to int8 or fp8 (fp32 amax, true division)"},
       sdk::parse_quantize, compute)};
 }
+
+}  // namespace
+
+OPCERT_REGISTER_IMPLEMENTATIONS(CpuImplementations, "quantize", quantize_implementations)
 
 }  // namespace opcert::cpu

@@ -8,7 +8,7 @@
 #include <span>
 #include <string>
 
-#include "ops/cpu_ops.h"
+#include "cpu_implementations.h"
 #include "ops/cpu_vector.h"
 
 namespace opcert::cpu {
@@ -77,13 +77,15 @@ void compute(const sdk::RopeOperands& r) {
   });
 }
 
-}  // namespace
-
 std::vector<sdk::Implementation> rope_implementations() {
   return {sdk::checked_implementation(
       {"cpu.rope.rowwise", "rope",
        "rotary embedding (split_half or interleaved, partial rotary dim, positions), OpenMP over tokens"},
       sdk::parse_rope, compute)};
 }
+
+}  // namespace
+
+OPCERT_REGISTER_IMPLEMENTATIONS(CpuImplementations, "rope", rope_implementations)
 
 }  // namespace opcert::cpu

@@ -8,7 +8,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "ops/cpu_ops.h"
+#include "cpu_implementations.h"
 #include "ops/cpu_vector.h"
 
 namespace opcert::cpu {
@@ -85,12 +85,14 @@ void compute(const sdk::SoftmaxOperands& s) {
   });
 }
 
-}  // namespace
-
 std::vector<sdk::Implementation> softmax_implementations() {
   return {sdk::checked_implementation(
       {"cpu.softmax.rowwise", "softmax", "row-wise softmax over the last dimension, fp32 math, OpenMP over rows"},
       sdk::parse_softmax, compute)};
 }
+
+}  // namespace
+
+OPCERT_REGISTER_IMPLEMENTATIONS(CpuImplementations, "softmax", softmax_implementations)
 
 }  // namespace opcert::cpu

@@ -13,10 +13,11 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "cuda_implementations.h"
 #include "ops/attention_call.h"
 #include "ops/attention_decode.h"
+#include "ops/attention_members.h"
 #include "ops/attention_params.h"
-#include "ops/cuda_ops.h"
 #include "ops/launch_common.cuh"
 
 namespace opcert::cuda {
@@ -122,5 +123,7 @@ std::vector<sdk::Implementation> attention_decode_implementations(CudaContext& c
       sdk::parse_attention, [&ctx](const AttentionOperands& a) { run(ctx, a); },
       [&ctx](const AttentionOperands& a) { return support(ctx, a); })};
 }
+
+OPCERT_REGISTER_IMPLEMENTATIONS(CudaImplementations, "attention_decode", attention_decode_implementations)
 
 }  // namespace opcert::cuda

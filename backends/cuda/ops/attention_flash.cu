@@ -14,10 +14,11 @@
 #include <string>
 
 #include "cuda_check.h"
+#include "cuda_implementations.h"
 #include "ops/attention_call.h"
 #include "ops/attention_flash_kernel.cuh"
+#include "ops/attention_members.h"
 #include "ops/attention_params.h"
-#include "ops/cuda_ops.h"
 
 namespace opcert::cuda {
 namespace {
@@ -75,5 +76,7 @@ std::vector<sdk::Implementation> attention_implementations(CudaContext& ctx) {
           attn::wgmma_implementation(ctx), attn::warpspec_implementation(ctx),
           attn::warpspec_fp8_implementation(ctx), attn::flash_fp8_implementation(ctx)};
 }
+
+OPCERT_REGISTER_IMPLEMENTATIONS(CudaImplementations, "attention", attention_implementations)
 
 }  // namespace opcert::cuda

@@ -8,10 +8,12 @@
 #include <utility>
 #include <vector>
 
-#include "ops/cuda_ops.h"
+#include "cuda_implementations.h"
+#include "ops/attention_members.h"
 #include "ops/first_taker.h"
 
 namespace opcert::cuda {
+namespace {
 
 std::vector<sdk::Implementation> attention_tuned_implementations(CudaContext& ctx) {
   std::vector<sdk::Implementation> members = attention_decode_implementations(ctx);
@@ -30,5 +32,9 @@ std::vector<sdk::Implementation> attention_tuned_implementations(CudaContext& ct
                               std::move(members)));
   return tuned;
 }
+
+}  // namespace
+
+OPCERT_REGISTER_IMPLEMENTATIONS(CudaImplementations, "attention_tuned", attention_tuned_implementations)
 
 }  // namespace opcert::cuda

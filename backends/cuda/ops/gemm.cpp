@@ -6,18 +6,22 @@
 // parse_gemm; the one limit beyond the contract is cuBLASLt having an algorithm.
 #include <opcert/sdk/checked_implementation.h>
 
-#include "ops/cuda_ops.h"
+#include "cuda_implementations.h"
 #include "ops/gemm_operands.h"
 
 namespace opcert::cuda {
+namespace {
 
 std::vector<sdk::Implementation> gemm_implementations(CudaContext& ctx) {
   return {sdk::checked_implementation(
               {"cuda.gemm.cublaslt", "gemm",
                "cuBLASLt, fp32 accumulation, bias fused as the epilogue, algorithm timed once per shape", OPCERT_DEVICE_CUDA},
               sdk::parse_gemm, [&ctx](const GemmOperands& g) { run_gemm(ctx, g, CUBLAS_COMPUTE_32F); },
-              [&ctx](const GemmOperands& g) { return gemm_support(ctx, g, CUBLAS_COMPUTE_32F); }),
-          gemm_tf32_implementation(ctx)};
+              [&ctx](const GemmOperands& g) { return gemm_support(ctx, g, CUBLAS_COMPUTE_32F); })};
 }
+
+}  // namespace
+
+OPCERT_REGISTER_IMPLEMENTATIONS(CudaImplementations, "gemm", gemm_implementations)
 
 }  // namespace opcert::cuda

@@ -13,7 +13,7 @@
 #include <opcert/sdk/ops/gemm_fp8.h>
 
 #include "cuda_check.h"
-#include "ops/cuda_ops.h"
+#include "cuda_implementations.h"
 #include "ops/gemm_epilogue.h"
 #include "ops/gemm_fp8_mma.h"
 #include "ops/gemm_fp8_skinny.h"
@@ -270,8 +270,6 @@ void run_on_mma(CudaContext& ctx, const Fp8Args& g) {
   run_mma(ctx, g);
 }
 
-}  // namespace
-
 std::vector<sdk::Implementation> gemm_fp8_implementations(CudaContext& ctx) {
   return {sdk::checked_implementation(
               {"cuda.gemm_fp8.cublaslt", "gemm_fp8",
@@ -310,5 +308,9 @@ std::vector<sdk::Implementation> gemm_fp8_implementations(CudaContext& ctx) {
               sdk::parse_gemm_fp8, [&ctx](const Fp8Args& g) { run_tuned(ctx, g); },
               [&ctx](const Fp8Args& g) { return support_with(ctx, g, tuned_unsupported); })};
 }
+
+}  // namespace
+
+OPCERT_REGISTER_IMPLEMENTATIONS(CudaImplementations, "gemm_fp8", gemm_fp8_implementations)
 
 }  // namespace opcert::cuda

@@ -8,7 +8,7 @@
 #include <opcert/sdk/ops/gemm_int8.h>
 
 #include "cuda_check.h"
-#include "ops/cuda_ops.h"
+#include "cuda_implementations.h"
 #include "ops/gemm_epilogue.h"
 #include "ops/lt_gemm.h"
 
@@ -57,8 +57,6 @@ void run(CudaContext& ctx, const Int8Args& g) {
   if (g.dequantize) ctx.allocator.free(acc);  // stream-ordered reuse is safe
 }
 
-}  // namespace
-
 std::vector<sdk::Implementation> gemm_int8_implementations(CudaContext& ctx) {
   return {sdk::checked_implementation(
       {"cuda.gemm_int8.cublaslt", "gemm_int8",
@@ -66,5 +64,9 @@ std::vector<sdk::Implementation> gemm_int8_implementations(CudaContext& ctx) {
       sdk::parse_gemm_int8, [&ctx](const Int8Args& g) { run(ctx, g); },
       [&ctx](const Int8Args& g) { return lt_gemm_support(ctx, problem_of(g)); })};
 }
+
+}  // namespace
+
+OPCERT_REGISTER_IMPLEMENTATIONS(CudaImplementations, "gemm_int8", gemm_int8_implementations)
 
 }  // namespace opcert::cuda

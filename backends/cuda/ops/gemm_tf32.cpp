@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "ops/cuda_ops.h"
+#include "cuda_implementations.h"
 #include "ops/gemm_operands.h"
 
 namespace opcert::cuda {
@@ -27,15 +27,17 @@ sdk::Support tf32_support(CudaContext& ctx, const GemmOperands& g) {
   return gemm_support(ctx, g, kTf32Compute);
 }
 
+std::vector<sdk::Implementation> gemm_tf32_implementations(CudaContext& ctx) {
+  return {sdk::checked_implementation({"cuda.gemm.tf32", "gemm",
+                                       "cuBLASLt TF32 tensor cores for fp32 (only where allow_tf32 = 1), fp32 accumulation, "
+                                       "bias fused as the epilogue",
+                                       OPCERT_DEVICE_CUDA},
+                                      sdk::parse_gemm, [&ctx](const GemmOperands& g) { run_gemm(ctx, g, kTf32Compute); },
+                                      [&ctx](const GemmOperands& g) { return tf32_support(ctx, g); })};
+}
+
 }  // namespace
 
-sdk::Implementation gemm_tf32_implementation(CudaContext& ctx) {
-  return sdk::checked_implementation({"cuda.gemm.tf32", "gemm",
-                                      "cuBLASLt TF32 tensor cores for fp32 (only where allow_tf32 = 1), fp32 accumulation, "
-                                      "bias fused as the epilogue",
-                                      OPCERT_DEVICE_CUDA},
-                                     sdk::parse_gemm, [&ctx](const GemmOperands& g) { run_gemm(ctx, g, kTf32Compute); },
-                                     [&ctx](const GemmOperands& g) { return tf32_support(ctx, g); });
-}
+OPCERT_REGISTER_IMPLEMENTATIONS(CudaImplementations, "gemm_tf32", gemm_tf32_implementations)
 
 }  // namespace opcert::cuda

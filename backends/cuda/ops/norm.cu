@@ -13,7 +13,7 @@
 #include <string>
 
 #include "cuda_check.h"
-#include "ops/cuda_ops.h"
+#include "cuda_implementations.h"
 #include "ops/launch_common.cuh"
 #include "ops/row_plan.cuh"
 #include "ops/vector_io.cuh"
@@ -288,10 +288,12 @@ sdk::Implementation make(CudaContext& ctx, sdk::NormKind kind) {
                                      [&ctx](const sdk::NormOperands& n) { run(ctx, n); });
 }
 
-}  // namespace
-
 std::vector<sdk::Implementation> norm_implementations(CudaContext& ctx) {
   return {make(ctx, sdk::NormKind::kRms), make(ctx, sdk::NormKind::kLayer)};
 }
+
+}  // namespace
+
+OPCERT_REGISTER_IMPLEMENTATIONS(CudaImplementations, "norm", norm_implementations)
 
 }  // namespace opcert::cuda

@@ -10,7 +10,7 @@
 #include <opcert/sdk/ops/quantize.h>
 
 #include "cuda_check.h"
-#include "ops/cuda_ops.h"
+#include "cuda_implementations.h"
 #include "ops/launch_common.cuh"
 #include "ops/row_plan.cuh"
 #include "ops/vector_io.cuh"
@@ -284,8 +284,6 @@ void run(CudaContext& ctx, const sdk::QuantizeOperands& g) {
   }
 }
 
-}  // namespace
-
 std::vector<sdk::Implementation> quantize_implementations(CudaContext& ctx) {
   return {sdk::checked_implementation(
       {"cuda.quantize.fused", "quantize",
@@ -294,5 +292,9 @@ std::vector<sdk::Implementation> quantize_implementations(CudaContext& ctx) {
        OPCERT_DEVICE_CUDA},
       sdk::parse_quantize, [&ctx](const sdk::QuantizeOperands& g) { run(ctx, g); })};
 }
+
+}  // namespace
+
+OPCERT_REGISTER_IMPLEMENTATIONS(CudaImplementations, "quantize", quantize_implementations)
 
 }  // namespace opcert::cuda

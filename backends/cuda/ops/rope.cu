@@ -13,7 +13,7 @@
 #include <climits>
 
 #include "cuda_check.h"
-#include "ops/cuda_ops.h"
+#include "cuda_implementations.h"
 #include "ops/launch_common.cuh"
 #include "ops/vector_io.cuh"
 
@@ -188,8 +188,6 @@ void run(CudaContext& ctx, const sdk::RopeOperands& r) {
   }
 }
 
-}  // namespace
-
 std::vector<sdk::Implementation> rope_implementations(CudaContext& ctx) {
   return {sdk::checked_implementation(
       {"cuda.rope.fused", "rope",
@@ -198,5 +196,9 @@ std::vector<sdk::Implementation> rope_implementations(CudaContext& ctx) {
        OPCERT_DEVICE_CUDA},
       sdk::parse_rope, [&ctx](const sdk::RopeOperands& r) { run(ctx, r); }, int_fields_fit)};
 }
+
+}  // namespace
+
+OPCERT_REGISTER_IMPLEMENTATIONS(CudaImplementations, "rope", rope_implementations)
 
 }  // namespace opcert::cuda

@@ -8,7 +8,7 @@
 #include <opcert/sdk/ops/softmax.h>
 
 #include "cuda_check.h"
-#include "ops/cuda_ops.h"
+#include "cuda_implementations.h"
 #include "ops/launch_common.cuh"
 #include "ops/row_plan.cuh"
 #include "ops/vector_io.cuh"
@@ -182,8 +182,6 @@ void run(CudaContext& ctx, const sdk::SoftmaxOperands& s) {
   }
 }
 
-}  // namespace
-
 std::vector<sdk::Implementation> softmax_implementations(CudaContext& ctx) {
   return {sdk::checked_implementation(
       {"cuda.softmax.fused", "softmax",
@@ -192,5 +190,9 @@ std::vector<sdk::Implementation> softmax_implementations(CudaContext& ctx) {
        OPCERT_DEVICE_CUDA},
       sdk::parse_softmax, [&ctx](const sdk::SoftmaxOperands& s) { run(ctx, s); })};
 }
+
+}  // namespace
+
+OPCERT_REGISTER_IMPLEMENTATIONS(CudaImplementations, "softmax", softmax_implementations)
 
 }  // namespace opcert::cuda

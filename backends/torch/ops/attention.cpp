@@ -21,8 +21,8 @@
 #include "fp8_codec.h"
 #include "kept_buffers.h"
 #include "ops/decode_padding.h"
-#include "ops/torch_ops.h"
 #include "tensor_bridge.h"
+#include "torch_implementations.h"
 #include "torch_version.h"
 
 namespace opcert::torch_backend {
@@ -268,8 +268,6 @@ std::string library_call(const sdk::AttentionOperands& a) {
          sdpa_or_math_call(a);
 }
 
-}  // namespace
-
 std::vector<sdk::Implementation> attention_implementations() {
   return {sdk::checked_implementation({"torch.attention.native", "attention",
                                        "at::scaled_dot_product_attention where it applies (LibTorch >= 2.1), else torch's "
@@ -278,5 +276,9 @@ std::vector<sdk::Implementation> attention_implementations() {
                                        operand_device_type()},
                                       sdk::parse_attention, run, nullptr, library_call)};
 }
+
+}  // namespace
+
+OPCERT_REGISTER_IMPLEMENTATIONS(TorchImplementations, "attention", attention_implementations)
 
 }  // namespace opcert::torch_backend

@@ -3,8 +3,8 @@
 #include <opcert/sdk/checked_implementation.h>
 #include <opcert/sdk/ops/gemm.h>
 
-#include "ops/torch_ops.h"
 #include "tensor_bridge.h"
+#include "torch_implementations.h"
 
 namespace opcert::torch_backend {
 namespace {
@@ -38,12 +38,14 @@ std::string library_call(const sdk::GemmOperands& g) {
   return g.bias ? "torch.addmm(bias, a, " + b + ", out=c)" : "torch.mm(a, " + b + ", out=c)";
 }
 
-}  // namespace
-
 std::vector<sdk::Implementation> gemm_implementations() {
   return {sdk::checked_implementation(
       {"torch.gemm.native", "gemm", "at::linear in the operands' dtype (fp32 accumulation inside torch)", operand_device_type()},
       sdk::parse_gemm, run, nullptr, library_call)};
 }
+
+}  // namespace
+
+OPCERT_REGISTER_IMPLEMENTATIONS(TorchImplementations, "gemm", gemm_implementations)
 
 }  // namespace opcert::torch_backend

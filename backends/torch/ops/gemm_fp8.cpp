@@ -22,8 +22,8 @@
 
 #include "fp8_codec.h"
 #include "kept_buffers.h"
-#include "ops/torch_ops.h"
 #include "tensor_bridge.h"
+#include "torch_implementations.h"
 #include "torch_version.h"
 
 #if __has_include(<ATen/ops/_scaled_mm_v2.h>)
@@ -318,8 +318,6 @@ void run(const sdk::GemmFp8Operands& g) {
   write_output(out, acc.to(out_dtype));
 }
 
-}  // namespace
-
 std::vector<sdk::Implementation> gemm_fp8_implementations() {
   return {sdk::checked_implementation(
       {"torch.gemm_fp8.native", "gemm_fp8",
@@ -328,5 +326,9 @@ std::vector<sdk::Implementation> gemm_fp8_implementations() {
        operand_device_type()},
       sdk::parse_gemm_fp8, run, nullptr, library_call)};
 }
+
+}  // namespace
+
+OPCERT_REGISTER_IMPLEMENTATIONS(TorchImplementations, "gemm_fp8", gemm_fp8_implementations)
 
 }  // namespace opcert::torch_backend

@@ -5,8 +5,8 @@
 #include <opcert/sdk/checked_implementation.h>
 #include <opcert/sdk/ops/gemm_int8.h>
 
-#include "ops/torch_ops.h"
 #include "tensor_bridge.h"
+#include "torch_implementations.h"
 #include "torch_version.h"
 
 namespace opcert::torch_backend {
@@ -48,13 +48,15 @@ std::string library_call(const sdk::GemmInt8Operands& g) {
                       : product;
 }
 
-}  // namespace
-
 std::vector<sdk::Implementation> gemm_int8_implementations() {
   return {sdk::checked_implementation({"torch.gemm_int8.native", "gemm_int8",
                                        "at::_int_mm on CUDA (LibTorch >= 2.1), else exact fp64 at::mm; fp32 dequantization",
                                        operand_device_type()},
                                       sdk::parse_gemm_int8, run, nullptr, library_call)};
 }
+
+}  // namespace
+
+OPCERT_REGISTER_IMPLEMENTATIONS(TorchImplementations, "gemm_int8", gemm_int8_implementations)
 
 }  // namespace opcert::torch_backend

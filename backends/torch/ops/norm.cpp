@@ -8,8 +8,8 @@
 #include <opcert/sdk/ops/layer_norm.h>
 #include <opcert/sdk/ops/rms_norm.h>
 
-#include "ops/torch_ops.h"
 #include "tensor_bridge.h"
+#include "torch_implementations.h"
 #include "torch_version.h"
 
 namespace opcert::torch_backend {
@@ -66,8 +66,6 @@ std::string layer_call(const sdk::NormOperands& n) {
          (n.weight ? ", weight" : "") + (n.bias ? ", bias" : "") + ", eps)";
 }
 
-}  // namespace
-
 std::vector<sdk::Implementation> norm_implementations() {
   return {sdk::checked_implementation({"torch.rms_norm.native", "rms_norm",
                                        "at::rms_norm (LibTorch >= 2.4, else the HF-Llama fp32 composition), residual add in the dtype", operand_device_type()},
@@ -76,5 +74,9 @@ std::vector<sdk::Implementation> norm_implementations() {
                                        "at::layer_norm in the dtype, residual add in the dtype", operand_device_type()},
                                       sdk::parse_layer_norm, run_layer, nullptr, layer_call)};
 }
+
+}  // namespace
+
+OPCERT_REGISTER_IMPLEMENTATIONS(TorchImplementations, "norm", norm_implementations)
 
 }  // namespace opcert::torch_backend

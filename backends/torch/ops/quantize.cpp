@@ -5,8 +5,8 @@
 #include <opcert/sdk/ops/quantize.h>
 
 #include "fp8_codec.h"
-#include "ops/torch_ops.h"
 #include "tensor_bridge.h"
+#include "torch_implementations.h"
 
 namespace opcert::torch_backend {
 namespace {
@@ -36,13 +36,15 @@ std::string library_call(const sdk::QuantizeOperands& g) {
          (g.q->dtype() == OPCERT_DTYPE_I8 ? ".round().to(torch.int8)" : ".to(torch.float8_*)");
 }
 
-}  // namespace
-
 std::vector<sdk::Implementation> quantize_implementations() {
   return {sdk::checked_implementation({"torch.quantize.native", "quantize",
                                        "amax / qmax in fp32, at::round (int8) or fp8 cast, per token or tensor",
                                        operand_device_type()},
                                       sdk::parse_quantize, run, nullptr, library_call)};
 }
+
+}  // namespace
+
+OPCERT_REGISTER_IMPLEMENTATIONS(TorchImplementations, "quantize", quantize_implementations)
 
 }  // namespace opcert::torch_backend

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "ops/torch_ops.h"
 #include "tensor_bridge.h"
+#include "torch_implementations.h"
 
 namespace opcert::torch_backend {
 namespace {
@@ -70,13 +70,15 @@ std::string library_call(const sdk::RopeOperands& r) {
          " in fp32, one cast back" + (r.k ? ", for q and k" : "");
 }
 
-}  // namespace
-
 std::vector<sdk::Implementation> rope_implementations() {
   return {sdk::checked_implementation({"torch.rope.native", "rope",
                                        "torch view ops, cos/sin gathered by position, fp32 rotation, one cast back",
                                        operand_device_type()},
                                       sdk::parse_rope, run, nullptr, library_call)};
 }
+
+}  // namespace
+
+OPCERT_REGISTER_IMPLEMENTATIONS(TorchImplementations, "rope", rope_implementations)
 
 }  // namespace opcert::torch_backend

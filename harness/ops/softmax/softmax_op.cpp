@@ -6,7 +6,7 @@ namespace opcert::ops::softmax {
 namespace {
 
 const OpDescriptor kSoftmax{
-    .name = "softmax",
+    .name = names::kOp,
     .family = OpFamily::kCompute,
     .order = 90,
     .summary = "softmax over the last dimension, fp32 math",

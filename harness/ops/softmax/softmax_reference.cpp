@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "ops/softmax/softmax.h"
 #include "reference/reference_support.h"
 
 namespace opcert::ops::softmax {
@@ -28,24 +29,24 @@ RowBlock softmax_rows(const at::Tensor& x) {
 }
 
 std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor> inputs, const SamplePlan& plan) {
-  const HostTensor& x = require_input(inputs, c.op, "x");
+  const HostTensor& x = require_input(inputs, c.op, names::kX);
   if (x.spec.shape.empty()) throw std::invalid_argument("softmax: 'x' must have rank 1 or more");
-  const TensorSpec& y_spec = require_output(c, "y");
+  const TensorSpec& y_spec = require_output(c, names::kY);
   if (y_spec.shape != x.spec.shape) throw std::invalid_argument("softmax: output 'y' must have the shape of 'x'");
   const int64_t n = x.spec.shape.back();
   const int64_t numel = x.spec.numel();
   const int64_t row_count = n == 0 ? 0 : numel / n;
-  const auto* sample = sampled(plan, "y", numel);
+  const auto* sample = sampled(plan, names::kY, numel);
   const std::vector<int64_t> rows = rows_needed(sample, std::max<int64_t>(n, 1), row_count);
   RowCollector y(rows, n, true);
   for_row_chunks(rows, n, [&](int64_t first, std::span<const int64_t> chunk) {
     y.put_range(first, softmax_rows(gather_rows(x, n, chunk)));
   });
-  return {y.emit("y", sample, numel)};
+  return {y.emit(names::kY, sample, numel)};
 }
 
 }  // namespace
 
-OPCERT_REGISTER_REFERENCE("softmax", reference)
+OPCERT_REGISTER_REFERENCE(names::kOp, reference)
 
 }  // namespace opcert::ops::softmax

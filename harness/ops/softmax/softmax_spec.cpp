@@ -18,9 +18,9 @@ std::span<const ParamDef> parameters() {
 }
 
 void build_case(const json& params, Case& c) {
-  const ParamReader p("softmax", parameters(), params);
+  const ParamReader p(names::kOp, parameters(), params);
   const auto common = read_common(p);
-  require_random_fill(common, "softmax");
+  require_random_fill(common, names::kOp);
   const auto dtype = p.dtype("dtype", {OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16});
 
   // Either a full shape, or rows x n.
@@ -38,10 +38,10 @@ void build_case(const json& params, Case& c) {
     if (dim < 0) throw std::invalid_argument(fmt::format("softmax dimensions must be >= 0, not {}", dim));
 
   // Logits spanning e^16: rows with a clear maximum and a long tail.
-  auto x = tensor("x", dtype, shape);
+  auto x = tensor(names::kX, dtype, shape);
   x.fill = uniform(-8, 8);
   c.inputs = {x};
-  c.outputs = {tensor("y", dtype, shape)};
+  c.outputs = {tensor(names::kY, dtype, shape)};
   c.dtype = std::string(dtype_name(dtype));
   finish_case(c, common);
 }

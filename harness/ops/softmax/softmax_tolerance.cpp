@@ -8,7 +8,7 @@ namespace opcert::ops::softmax {
 
 void derive_tolerance(const Case& c, const ReferenceOutput& ref, OutputTolerance& t) {
   const double floor = least_subnormal(t.dtype);
-  const TensorSpec* x = c.find_input("x");
+  const TensorSpec* x = c.find_input(names::kX);
   const auto n = static_cast<double>(x && !x->shape.empty() ? x->shape.back() : 1);
   const ReferenceOutput* r = &ref;
   // exp(x - max) carries the fp32 error of its argument (condition = max|x| + log N); the sum over

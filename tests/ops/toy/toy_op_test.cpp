@@ -1,5 +1,6 @@
 // Adding an op touches nothing outside its folder: the toy op of this folder (spec, reference,
-// tolerance, work model, descriptor) and its test plugin run through `opcert run` and
+// tolerance, work model, descriptor, operand contract), its CPU implementation (registered with the
+// built-in CPU backend from this folder) and its test plugin run through `opcert run` and
 // `opcert bench` in an opcert built with the op linked in (opcert_toy), with no edit elsewhere.
 #include <gtest/gtest.h>
 
@@ -68,6 +69,21 @@ TEST(ToyOp, RunChecksTheCorrectImplementationAndCatchesTheBiasedOne) {
     sampled = sampled || res.at("sampled").get<bool>();
   }
   EXPECT_TRUE(sampled);
+}
+
+TEST(ToyOp, TheCpuBackendRunsTheImplementationRegisteredFromTheToyFolder) {
+  TempDir dir;
+  const std::string out = dir.path() + "/out";
+  const auto r = run_opcert("run --backend cpu --no-peer --suite " + std::string(TOY_SUITE) + " --out " + out);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const json report = read_json(fs::path(out) / "report.json");
+  int passed = 0;
+  for (const auto& res : report.at("results")) {
+    EXPECT_EQ(res.at("impl"), "cpu.toy_scale.loop") << res.dump(2);
+    EXPECT_EQ(res.at("status"), "PASSED") << res.dump(2);
+    passed += res.at("status") == "PASSED";
+  }
+  EXPECT_EQ(passed, 4);  // every case of the toy suite
 }
 
 TEST(ToyOp, BenchTimesItWithItsWorkModel) {

@@ -1,12 +1,13 @@
 // toy_scale's entry in the op table.
 #include "opkit/op_registry.h"
 #include "toy_scale.h"
+#include "toy_scale_operands.h"
 
 namespace opcert::ops::toy_scale {
 namespace {
 
 const OpDescriptor kToyScale{
-    .name = "toy_scale",
+    .name = sdk::toy_scale_names::kOp,
     .family = OpFamily::kCompute,
     .order = 1000,
     .summary = "test only: y = alpha x",

@@ -1,16 +1,7 @@
-// Straightforward fp64 implementations of the ops, each with optional deliberate defects: the
-// mutants that the comparison must catch (docs/TOLERANCES.md, calibration). Without a defect
-// they are correct and serve as the control that passes on the same case.
+// The defects of the mutant backend: each a slip an author who misread docs/OPS.md might make,
+// named once here because several ops share some (the output rounding ones, a dropped bias, a
+// write past the end); each op's file (ops/) says which of them it has as variants.
 #pragma once
-
-#include <opcert/sdk/ops/attention.h>
-#include <opcert/sdk/ops/gemm.h>
-#include <opcert/sdk/ops/gemm_fp8.h>
-#include <opcert/sdk/ops/gemm_int8.h>
-#include <opcert/sdk/ops/norm.h>
-#include <opcert/sdk/ops/quantize.h>
-#include <opcert/sdk/ops/rope.h>
-#include <opcert/sdk/ops/softmax.h>
 
 namespace opcert::mutants {
 
@@ -52,19 +43,5 @@ enum class Defect {
   kHalfAwayOutput,        // every op: ties rounded away from zero (std::round) instead of to even
   kOddOutput,             // every op: inexact outputs rounded to the neighbour with an odd significand
 };
-
-// Each computes from operands the op's SDK parser read (opcert/sdk/ops/<op>.h).
-void gemm(const sdk::GemmOperands& g, Defect defect);
-void gemm_fp8(const sdk::GemmFp8Operands& g, Defect defect);
-void gemm_int8(const sdk::GemmInt8Operands& g, Defect defect);
-void quantize(const sdk::QuantizeOperands& g, Defect defect);
-void attention(const sdk::AttentionOperands& a, Defect defect);  // BSHD only (attention_limits)
-void norm(const sdk::NormOperands& n, Defect defect);            // rms_norm and layer_norm, no residual (norm_limits)
-void rope(const sdk::RopeOperands& r, Defect defect);
-void softmax(const sdk::SoftmaxOperands& s, Defect defect);
-
-/// What the naive code does not do, though the contract allows it: declined in the query.
-sdk::Support attention_limits(const sdk::AttentionOperands& a);
-sdk::Support norm_limits(const sdk::NormOperands& n);
 
 }  // namespace opcert::mutants

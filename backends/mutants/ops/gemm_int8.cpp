@@ -1,0 +1,53 @@
+// The mutants of gemm_int8: the exact int32 sum, dequantized in fp64 where asked, and its defects.
+#include <opcert/sdk/ops/gemm_int8.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "model/scalar_codec.h"
+#include "mutant_op.h"
+#include "naive_values.h"
+
+namespace opcert::mutants {
+namespace {
+
+using sdk::Tensor;
+
+void naive_gemm_int8(const sdk::GemmInt8Operands& g, Defect defect) {
+  const Tensor &a = *g.a, &b = *g.b, &c = *g.c;
+  const auto &sa = g.a_scale, &sb = g.b_scale, &bias = g.bias;
+  const int64_t M = g.m, K = g.k, N = g.n;
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double acc = 0.0;
+      for (int64_t k = 0; k < K; ++k) {
+        acc += ld(a, m * K + k) * ld(b, n * K + k);
+        if (defect == Defect::kInt16Accumulation) acc = std::clamp(acc, -32768.0, 32767.0);
+        if (defect == Defect::kFp32Accumulation) acc = round_to(OPCERT_DTYPE_F32, acc);
+      }
+      if (!g.dequantize) {
+        st(c, m * N + n, acc);
+        continue;
+      }
+      const double scale_a = defect == Defect::kScaleDropped ? 1.0 : ld(*sa, m);
+      if (defect == Defect::kRoundedBeforeScale) acc = round_to(static_cast<opcert_dtype>(c.dtype()), acc);
+      st(c, m * N + n, scale_a * ld(*sb, n) * acc + (bias && defect != Defect::kBiasDropped ? ld(*bias, n) : 0.0), defect);
+    }
+}
+
+std::vector<sdk::Implementation> gemm_int8_mutants() {
+  return mutant_variants<sdk::GemmInt8Operands>({"gemm_int8", sdk::parse_gemm_int8, naive_gemm_int8, nullptr,
+      {{Defect::kNone, "correct"},
+       {Defect::kScaleDropped, "scale_dropped"},
+       {Defect::kBiasDropped, "bias_dropped"},
+       {Defect::kHalfAwayOutput, "half_away_output"},
+       {Defect::kInt16Accumulation, "int16_accumulation"},
+       {Defect::kFp32Accumulation, "fp32_accumulation"},
+       {Defect::kRoundedBeforeScale, "rounded_before_scale"}}});
+}
+
+}  // namespace
+
+OPCERT_REGISTER_IMPLEMENTATIONS(MutantImplementations, "gemm_int8", gemm_int8_mutants)
+
+}  // namespace opcert::mutants
