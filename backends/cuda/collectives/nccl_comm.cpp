@@ -10,9 +10,10 @@
 
 #include <atomic>
 #include <chrono>
-#include <memory>
 #include <cstring>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -84,17 +85,13 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
     if (comm == nullptr) return;
     // Finalize flushes what NCCL still holds; bounded like everything else, then abort.
     const auto until = deadline();
-    ncclResult_t r = ncclSuccess;
-    if (watchdog_) {
-      HostCallWatchdog::Armed armed(*watchdog_, until);
-      r = ncclCommFinalize(comm);
-    } else {
-      r = ncclCommFinalize(comm);
-    }
+    std::optional<HostCallWatchdog::Armed> armed;
+    if (watchdog_) armed.emplace(*watchdog_, until);
+    const ncclResult_t finalized = ncclCommFinalize(comm);
+    armed.reset();
     std::lock_guard lock(mutex_);
     if (comm_ == nullptr) return;  // the watchdog aborted it
-    if ((r == ncclSuccess || r == ncclInProgress) && settled(comm_, until) == ncclSuccess) ncclCommDestroy(comm_);
-    else ncclCommAbort(comm_);
+    close_finalized(comm_, finalized, until);
     comm_ = nullptr;
   }
 
@@ -111,9 +108,7 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
     std::unique_lock lock(mutex_);
     const ncclResult_t r = ncclCommInitRankConfig(&comm_, nranks_, id, rank_, &config);
     if (r != ncclSuccess && r != ncclInProgress) {
-      const std::string why = nccl_failure("ncclCommInitRankConfig", r);
-      abort_locked();
-      throw sdk::Error(OPCERT_ERROR_DEVICE, why);
+      fail_locked("ncclCommInitRankConfig", r);
     }
     lock.unlock();
     settle_or_throw(comm_, "ncclCommInitRankConfig", until, [this] { return not_joined(); });
@@ -185,9 +180,7 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
       parent = comm_;
       const ncclResult_t r = ncclCommSplit(parent, 0, rank_, &splitting_, &config);
       if (r != ncclSuccess && r != ncclInProgress) {
-        const std::string why = nccl_failure("ncclCommSplit", r);
-        abort_locked();
-        throw sdk::Error(OPCERT_ERROR_DEVICE, why);
+        fail_locked("ncclCommSplit", r);
       }
     }
     // NCCL's thread writes the child's handle when the split is done (the call may already have
@@ -200,13 +193,11 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
         const ncclResult_t state = state_or_throw(parent, "ncclCommSplit");
         child = std::atomic_ref<ncclComm_t>(splitting_).load();
         if (child != nullptr) break;
-        if (state == ncclSuccess && Clock::now() >= until) {
-          abort_locked();
-          throw sdk::Error(OPCERT_ERROR_DEVICE, "ncclCommSplit completed without a communicator for rank " +
-                                                    std::to_string(rank_));
-        }
         if (Clock::now() >= until) {
           abort_locked();
+          if (state == ncclSuccess)
+            throw sdk::Error(OPCERT_ERROR_DEVICE,
+                             "ncclCommSplit completed without a communicator for rank " + std::to_string(rank_));
           throw sdk::Error(OPCERT_ERROR_TIMEOUT, not_joined());
         }
       }
@@ -218,9 +209,7 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
       if (aborted_) throw sdk::Error(OPCERT_ERROR_ABORTED, "the NCCL communicator was aborted while it was made");
       comm_ = splitting_;
       splitting_ = nullptr;
-      const ncclResult_t r = ncclCommFinalize(parent);
-      if ((r == ncclSuccess || r == ncclInProgress) && settled(parent, until) == ncclSuccess) ncclCommDestroy(parent);
-      else ncclCommAbort(parent);
+      close_finalized(parent, ncclCommFinalize(parent), until);
     }
     watchdog_ = std::make_unique<HostCallWatchdog>([this] { abort(); });
   }
@@ -234,7 +223,7 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
     ncclComm_t comm = nullptr;
     {
       std::lock_guard lock(mutex_);
-      if (aborted_) throw sdk::Error(OPCERT_ERROR_ABORTED, "the NCCL communicator was aborted; make a new one");
+      throw_if_aborted_locked();
       comm = comm_;
     }
     const char* call = "";
@@ -248,9 +237,7 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
     std::lock_guard lock(mutex_);
     if (aborted_) throw sdk::Error(OPCERT_ERROR_ABORTED, std::string(call) + ": the NCCL communicator was aborted");
     if (r != ncclSuccess) {
-      const std::string why = nccl_failure(call, r);
-      abort_locked();
-      throw sdk::Error(OPCERT_ERROR_DEVICE, why);
+      fail_locked(call, r);
     }
   }
 
@@ -261,12 +248,10 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
     const char* call = "";
     {
       std::lock_guard lock(mutex_);
-      if (aborted_) throw sdk::Error(OPCERT_ERROR_ABORTED, "the NCCL communicator was aborted; make a new one");
+      throw_if_aborted_locked();
       const ncclResult_t r = enqueue(comm_, plan, a, send, call);
       if (r != ncclSuccess && r != ncclInProgress) {
-        const std::string why = nccl_failure(call, r);
-        abort_locked();
-        throw sdk::Error(OPCERT_ERROR_DEVICE, why);
+        fail_locked(call, r);
       }
     }
     last_call_ = call;
@@ -283,7 +268,28 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
 
   void throw_if_aborted() {
     std::lock_guard lock(mutex_);
+    throw_if_aborted_locked();
+  }
+
+  void throw_if_aborted_locked() const {
     if (aborted_) throw sdk::Error(OPCERT_ERROR_ABORTED, "the NCCL communicator was aborted; make a new one");
+  }
+
+  // An NCCL call failed: every communicator aborted, DEVICE naming the call and NCCL's error
+  // (composed before the abort, which may clear NCCL's last error). Called with the mutex held.
+  [[noreturn]] void fail_locked(const char* call, ncclResult_t result) {
+    const std::string why = nccl_failure(call, result);
+    abort_locked();
+    throw sdk::Error(OPCERT_ERROR_DEVICE, why);
+  }
+
+  // Destroys `comm` once the finalize that returned `finalized` settled by `until`; aborts it
+  // otherwise (a finalize that failed or did not settle may leave work a destroy would wait for).
+  static void close_finalized(ncclComm_t comm, ncclResult_t finalized, Clock::time_point until) {
+    if ((finalized == ncclSuccess || finalized == ncclInProgress) && settled(comm, until) == ncclSuccess)
+      ncclCommDestroy(comm);
+    else
+      ncclCommAbort(comm);
   }
 
   // Queues the plan's NCCL calls on `comm`; `call` names them (for messages). Takes no lock.
@@ -342,9 +348,7 @@ class NcclCommImpl final : public NcclComm, public InFlightWatch::Watched {
     const ncclResult_t r = ncclCommGetAsyncError(comm, &state);
     const ncclResult_t now = r != ncclSuccess ? r : state;
     if (now == ncclSuccess || now == ncclInProgress) return now;
-    const std::string why = nccl_failure(call, now);
-    abort_locked();
-    throw sdk::Error(OPCERT_ERROR_DEVICE, why);
+    fail_locked(call, now);
   }
 
   // Waits, the mutex released between polls, until `comm` settled; on an error or at the deadline
