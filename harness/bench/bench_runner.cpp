@@ -12,6 +12,7 @@
 #include "bench/bench_worker.h"
 #include "bench/bench_workers.h"
 #include "bench/google_benchmark_reporter.h"
+#include "bench/roofline.h"
 #include "model/exit_codes.h"
 #include "model/input_error.h"
 #include "reports/alignment.h"
