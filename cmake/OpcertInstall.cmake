@@ -15,6 +15,8 @@
 #   <libdir>/opcert/libopcert_python.so        the Python bridge (backends/python), when built
 #   <libexecdir>/opcert/libopcert_mutants.so   opcert selftest's mutant backend (backends/mutants):
 #                                              test code, kept out of <libdir>/opcert
+#   <libexecdir>/opcert/opcert-plugin-probe     the plugin probe's child, which every verb that loads
+#                                              plugins starts (harness/cli/plugin_probe_main.cpp)
 #   share/opcert/configs/*.json        platform configs
 #   share/opcert/suites/**/*.json      suites (docs/SUITES.md), found by name after OPCERT_SUITE_PATH
 #   share/opcert/schema/               report.schema.json, junit.xsd (reports/schema)

@@ -12,7 +12,6 @@
 #include "loader/name_selection.h"
 #include "loader/plugin_discovery.h"
 #include "session/plugin_probe.h"
-#include "session/run_paths.h"
 #include "model/input_error.h"
 
 namespace opcert {
@@ -67,11 +66,11 @@ DiscoveryOptions discovery_options(const CommonOptions& o, const std::string& on
 
 namespace {
 
-// The runner's plugin probe: `opcert probe-plugins` with the same discovery flags.
-ProbeLaunch probe_launch(const CommonOptions& o) {
+// The runner's plugin probe: opcert's probe program with the same discovery flags and bridge.
+ProbeLaunch probe_launch(const CommonOptions& o, const DiscoveryOptions& discovery) {
   ProbeLaunch launch;
-  launch.executable = current_executable();
-  launch.args = {"probe-plugins"};
+  launch.executable = plugin_probe_program().string();
+  if (!discovery.python_bridge.empty()) launch.args = {"--python-bridge", discovery.python_bridge};
   for (const auto& d : o.plugin_dirs) launch.args.insert(launch.args.end(), {"--plugin-dir", d});
   for (const auto& l : o.plugin_libraries) launch.args.insert(launch.args.end(), {"--plugin", l});
   if (o.allow_insecure_plugins) launch.args.push_back("--allow-insecure-plugins");
@@ -92,7 +91,7 @@ std::unique_ptr<Registry> load_registry(const CommonOptions& o, const std::strin
   if (!only.empty()) {
     discovery.guard = &refused;  // a worker: its runner's probe has spoken
   } else if (any_plugin) {
-    probe = std::make_unique<PluginProbe>(probe_launch(o));
+    probe = std::make_unique<PluginProbe>(probe_launch(o, discovery));
     discovery.guard = probe.get();
   }
   discover_plugins(*registry, discovery);

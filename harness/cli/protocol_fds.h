@@ -1,4 +1,4 @@
-// The descriptors a child started by the runner (`opcert worker`, `opcert probe-plugins`) speaks
+// The descriptors a child started by the runner (`opcert worker`, `opcert-plugin-probe`) speaks
 // its protocol on, moved out of a plugin's way: a plugin that prints to stdout would otherwise
 // corrupt the protocol.
 #pragma once

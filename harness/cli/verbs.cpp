@@ -25,7 +25,6 @@ void add_all_verbs(CLI::App& app, int& exit_code) {
   add_selftest_verb(app, exit_code);
   add_version_verb(app, exit_code);
   add_worker_verb(app, exit_code);
-  add_probe_verb(app, exit_code);
 }
 
 }  // namespace opcert

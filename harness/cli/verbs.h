@@ -20,6 +20,5 @@ void add_dashboard_verb(CLI::App& app, int& exit_code);
 void add_selftest_verb(CLI::App& app, int& exit_code);
 void add_version_verb(CLI::App& app, int& exit_code);
 void add_worker_verb(CLI::App& app, int& exit_code);  // hidden; started by `run`
-void add_probe_verb(CLI::App& app, int& exit_code);   // hidden; started by every verb that loads plugins
 
 }  // namespace opcert

@@ -33,4 +33,8 @@ std::optional<std::filesystem::path> python_bridge_library() {
 
 std::filesystem::path mutants_library() { return installed_or_built(OPCERT_MUTANTS_FROM_BIN, OPCERT_MUTANTS_BUILD_PATH); }
 
+std::filesystem::path plugin_probe_program() {
+  return installed_or_built(OPCERT_PLUGIN_PROBE_FROM_BIN, OPCERT_PLUGIN_PROBE_BUILD_PATH);
+}
+
 }  // namespace opcert

@@ -126,9 +126,12 @@ class PluginLoader {
   void add_listed(OpenedLibrary& opened, const std::string& where) {
     std::vector<ListedBackend> listed;
     bool failed = false;
-    const bool taken = guarded("list " + opened.source.library_path, where, [&] {
+    const std::string step = "list " + opened.source.library_path;
+    if (options_.guard != nullptr && options_.guard->lists_nothing(step)) return;
+    const bool taken = guarded(step, where, [&] {
       try {
         listed = BackendHandle::list_backends(opened.api);
+        if (options_.guard != nullptr) options_.guard->listed(step, listed.size());
       } catch (const std::exception& e) {
         registry_.add_unavailable(where, e.what());
         failed = true;

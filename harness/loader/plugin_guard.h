@@ -5,6 +5,7 @@
 // (docs/RELIABILITY.md, "A plugin that dies while it loads").
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <set>
 #include <string>
@@ -26,6 +27,11 @@ class PluginGuard {
   virtual std::optional<StepRefusal> before(const std::string& step) = 0;
   /// After `step` returned, whether it succeeded or its error was recorded.
   virtual void after(const std::string& step) { (void)step; }
+  /// Within a listing step that succeeded: how many entries (backends and notes) it listed.
+  virtual void listed(const std::string& step, std::size_t count) { (void)step, (void)count; }
+  /// Whether a listing step is known to list nothing (the probe child took it and listed none):
+  /// discovery then skips it, and with it the Python bridge's start of its interpreter.
+  virtual bool lists_nothing(const std::string& step) const { (void)step; return false; }
 };
 
 /// Refuses the steps a runner's probe saw end its child (a worker's, or a later probe child's,

@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "session/worker_loop.h"
 #include "session/worker_process.h"
 
 namespace opcert {
@@ -25,10 +24,6 @@ std::string doing(const std::string& step) {
   if (step.starts_with("load ")) return "loading its library (dlopen, its static constructors)";
   if (step.starts_with("list ")) return "listing its backends";
   return "initialising it";
-}
-
-std::string line(const char* event, const std::string& step) {
-  return nlohmann::json{{"event", event}, {"step", step}}.dump() + "\n";
 }
 
 // A temporary file for the children's stderr, removed with this object.
@@ -64,7 +59,7 @@ bool PluginProbe::probe_once(const ProbeLaunch& launch, const std::string& log_p
   WorkerProcess child(launch.executable, args, log_path);
   std::string in_step, text;
   for (;;) {
-    // The timeout is a plugin's; the probe's own start (LibTorch's static initialisation on a
+    // The timeout is a plugin's; the probe's own start (its exec and loading on a
     // busy machine) and its moves between plugins get at least kOwnTime.
     const auto allowed = in_step.empty() ? std::max<std::chrono::milliseconds>(launch.step_timeout, kOwnTime)
                                          : launch.step_timeout;
@@ -74,6 +69,7 @@ bool PluginProbe::probe_once(const ProbeLaunch& launch, const std::string& log_p
         const std::string event = message.is_object() ? message.value("event", "") : "";
         if (event == "end") return true;  // the child's exit after it is no plugin's doing
         if (event == "begin") in_step = message.value("step", "");
+        if (event == "listed" && message.value("count", -1) == 0) listed_nothing_.insert(message.value("step", ""));
         if (event == "done") {
           passed_.insert(message.value("step", ""));
           in_step.clear();
@@ -119,15 +115,9 @@ std::optional<StepRefusal> PluginProbe::before(const std::string& step) {
   return StepRefusal{"not loaded: the plugin probe did not meet it (did a plugin directory change meanwhile?)", {}};
 }
 
-std::optional<StepRefusal> ProbeReporter::before(const std::string& step) {
-  if (auto refusal = skip_.before(step)) return refusal;
-  write_all(fd_, line("begin", step));
-  return std::nullopt;
+bool PluginProbe::lists_nothing(const std::string& step) const {
+  return passed_.count(step) != 0 && listed_nothing_.count(step) != 0;
 }
-
-void ProbeReporter::after(const std::string& step) { write_all(fd_, line("done", step)); }
-
-void ProbeReporter::finish() { write_all(fd_, line("end", "")); }
 
 std::vector<std::string> last_lines(const std::string& path, std::size_t count) {
   std::ifstream in(path);

@@ -99,5 +99,16 @@ TEST(PluginProbeEndToEnd, AGoodPluginsWorkersSkipWhatEndedTheProbe) {
   for (const json& res : report.at("results")) EXPECT_EQ(res.at("status"), "PASSED") << res.dump();
 }
 
+// The probe child is a program of its own without LibTorch (harness/cli/plugin_probe_main.cpp):
+// opcert's start, LibTorch's loading and static initialisation (about 1 s of CPU), would otherwise
+// be paid once more by every verb that loads plugins. The tests above show the runner uses it.
+TEST(PluginProbeEndToEnd, TheProbeProgramLoadsNoLibTorch) {
+  const auto r = run_opcert_binary("ldd", OPCERT_PLUGIN_PROBE);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("libstdc++"), std::string::npos) << r.out;  // ldd did list its libraries
+  EXPECT_EQ(r.out.find("libtorch"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("libc10"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace opcert::test

@@ -68,6 +68,23 @@ TEST(PluginProbe, AChildThatEndsOutsideAnyStepLoadsNothingItDidNotFinish) {
   EXPECT_EQ(refused->stderr_tail, std::vector<std::string>{"opcert: error: bad flag"});
 }
 
+// A listing the child finished with nothing listed is not taken again by the runner (the Python
+// bridge's listing starts an interpreter); one with entries, or one the child did not finish, is.
+TEST(PluginProbe, AListingTheChildFinishedEmptyIsKnownToListNothing) {
+  const auto listed = [](const std::string& step, int count) {
+    return "printf '{\"event\":\"listed\",\"step\":\"" + step + "\",\"count\":" + std::to_string(count) + "}\\n'; ";
+  };
+  const std::string script = begin("list empty") + listed("list empty", 0) + done("list empty") + begin("list full") +
+                             listed("list full", 2) + done("list full") + begin("list cut") + listed("list cut", 0) +
+                             "exit 3";
+  PluginProbe p = probe(script);
+  EXPECT_TRUE(p.lists_nothing("list empty"));
+  EXPECT_FALSE(p.before("list empty").has_value());
+  EXPECT_FALSE(p.lists_nothing("list full"));
+  EXPECT_FALSE(p.lists_nothing("list cut")) << "a listing whose child died in it is not known to be empty";
+  EXPECT_FALSE(p.lists_nothing("list never"));
+}
+
 TEST(PluginProbe, AChildThatCannotStartRefusesEveryStep) {
   PluginProbe p(ProbeLaunch{"/nonexistent/opcert", {"probe-plugins"}, 1s});
   const auto refused = p.before("load a");
