@@ -166,12 +166,13 @@ json bench_request_json(const BenchRequest& r) {
   return {{"copy_baseline", r.copy_baseline},
           {"platform", r.platform},
           {"peer_mean_s", r.peer_mean_s},
-          {"copy_mean_s", r.copy_mean_s}};
+          {"copy_mean_s", r.copy_mean_s},
+          {"support_only", r.support_only}};
 }
 
 BenchRequest bench_request_from_json(const json& doc) {
   return {field<bool>(doc, "copy_baseline"), field<std::string>(doc, "platform"), field<double>(doc, "peer_mean_s"),
-          field<double>(doc, "copy_mean_s")};
+          field<double>(doc, "copy_mean_s"), field<bool>(doc, "support_only")};
 }
 
 json bench_measurement_json(const BenchMeasurement& m) {

@@ -4,7 +4,8 @@
 //                                    sampling policy, --cold-l2, Google Benchmark's flags)
 //   runner -> worker, per job:       the job's "bench" object (BenchRequest: a copy baseline or
 //                                    the op, whose peaks apply, the peer's and the copy's latest
-//                                    means for the speedup counters)
+//                                    means for the speedup counters; or, support_only, the
+//                                    question whether the job is to be timed at all)
 //   worker -> runner, per job:       the answer's "bench" object (BenchMeasurement: what Google
 //                                    Benchmark reported, losslessly, and how it was timed)
 //
@@ -35,6 +36,10 @@ struct BenchRequest {
   std::string platform;        ///< the platform whose peaks give pct_peak; "" for none
   double peer_mean_s = 0.0;    ///< the peer's latest mean on the case; 0: no speedup counter
   double copy_mean_s = 0.0;    ///< the copy baseline's latest mean; 0: no pct_of_copy counter
+  /// Only ask query_op and the memory admission (session/memory_admission.h): the answer's
+  /// measurement is checked (its result the SKIPPED or ERROR verdict) when the job is not to be
+  /// timed, else unchecked with the library call the backend names.
+  bool support_only = false;
 };
 
 /// What the worker measured for one bench job.

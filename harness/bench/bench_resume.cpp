@@ -10,6 +10,7 @@
 #include "reports/jsonl_lines.h"
 #include "reports/report_writer.h"
 #include "reports/results_jsonl.h"
+#include "session/job_record.h"
 
 namespace opcert {
 namespace {
@@ -45,14 +46,8 @@ std::string check_identity(const BenchJob& job) {
   return result_identity(job.backend->name(), job.impl_key, job.test_case->id, std::nullopt);
 }
 
-std::optional<KeptBenchmarks> kept_benchmarks(const std::filesystem::path& out_dir, const JobRecord& job,
-                                              const std::vector<BenchJob>& jobs) {
-  const std::optional<JobRecord> earlier =
-      job_to_resume(out_dir, job, kMeasurementsJsonlFileName, "measurements", "bench");
-  if (!earlier) return std::nullopt;
+KeptBenchmarks kept_benchmarks(const std::filesystem::path& out_dir, const std::vector<BenchJob>& jobs) {
   KeptBenchmarks kept;
-  kept.started_at = earlier->started_at;
-  kept.run_id = earlier->run_id;
   // The last line of a name or identity wins: a case cut short and measured again is written twice.
   std::map<std::string, const JsonlLine*> records;
   const std::vector<JsonlLine> measurement_lines = object_lines(out_dir / kMeasurementsJsonlFileName);

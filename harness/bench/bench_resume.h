@@ -1,5 +1,5 @@
 // `opcert bench --resume DIR` (docs/CLI.md, "Resuming a run"): what an earlier sitting of the same
-// job measured in DIR, kept a case at a time. A case whose every benchmark was recorded (the peer,
+// job (session/job_sitting.h) measured in DIR, kept a case at a time. A case whose every benchmark was recorded (the peer,
 // each backend's implementations, the copy baseline) keeps its records and checks; a case cut short
 // is measured again whole, so that the speedups of a row always compare figures of one sitting.
 #pragma once
@@ -7,7 +7,6 @@
 #include <cstddef>
 #include <filesystem>
 #include <map>
-#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -15,13 +14,10 @@
 #include "bench/bench_job.h"
 #include "model/bench_record.h"
 #include "model/case_result.h"
-#include "session/job_record.h"
 
 namespace opcert {
 
 struct KeptBenchmarks {
-  std::string started_at;                     ///< when the job first started
-  std::string run_id;                         ///< the run's id, kept ("" in job files before ids)
   std::map<std::string, BenchRecord> records;  ///< by benchmark name ("<case id>/<impl key>"), whole cases only
   std::map<std::string, CaseResult> checks;    ///< their checks, by result_identity
   std::set<std::string> results_kept;          ///< result_identity of every check kept
@@ -30,11 +26,10 @@ struct KeptBenchmarks {
   std::string results_text;       ///< results.jsonl likewise: the kept checks, once each (skips are judged again)
 };
 
-/// What `out_dir` holds of the job `job` whose benchmarks are `jobs`: nullopt when nothing ran
-/// there yet (a fresh start). Throws InputError when it holds another job (one line naming the
-/// field that differs) or measurements without a job.json.
-std::optional<KeptBenchmarks> kept_benchmarks(const std::filesystem::path& out_dir, const JobRecord& job,
-                                              const std::vector<BenchJob>& jobs);
+/// What `out_dir`, where an earlier sitting of the same job measured (session/job_sitting.h
+/// decides that it is one), holds of the benchmarks `jobs`. Throws InputError when a line cannot
+/// be read back.
+KeptBenchmarks kept_benchmarks(const std::filesystem::path& out_dir, const std::vector<BenchJob>& jobs);
 
 /// Rewrites measurements.jsonl and results.jsonl of `out_dir` to hold only what `kept` keeps (each
 /// atomically), so that the bench appends to files in which every benchmark and result is once.

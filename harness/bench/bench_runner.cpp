@@ -8,6 +8,7 @@
 #include <map>
 
 #include "bench/bench_job.h"
+#include "bench/bench_plan.h"
 #include "bench/bench_resume.h"
 #include "bench/bench_worker.h"
 #include "bench/bench_workers.h"
@@ -21,21 +22,13 @@
 #include "session/exit_rule.h"
 #include "session/job_list.h"
 #include "session/job_record.h"
-#include "session/memory_admission.h"
-#include "session/op_call_builder.h"
+#include "session/job_sitting.h"
 #include "session/run_header.h"
 #include "session/run_paths.h"
+#include "session/stop_request.h"
 
 namespace opcert {
 namespace {
-
-// Jobs grouped by case (suite order), the peer first within a case, so that every row's speedup
-// is known when it is printed.
-std::vector<Job> ordered_jobs(const std::vector<RunTarget>& targets, const Suite& suite, const BenchSettings& s) {
-  auto jobs = plan_checked_jobs(backend_plans(targets), suite, s.filter, s.impl_selection);
-  std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.case_index < b.case_index; });
-  return jobs;
-}
 
 // What makes figures of two sittings comparable: the host, its CPU and its GPUs by name and UUID
 // (not their clocks or temperatures, which change between sittings).
@@ -48,54 +41,6 @@ nlohmann::json machine_identity(const nlohmann::json& environment) {
   return {{"host", environment.value("host", nlohmann::json())},
           {"cpu", cpu.is_object() ? cpu.value("model", nlohmann::json()) : cpu},
           {"gpus", gpus}};
-}
-
-// The copy baseline timed just before the first job of its backend on the case.
-BenchJob copy_baseline_job(const BenchJob& op_job) {
-  BenchJob copy;
-  copy.backend = op_job.backend;
-  copy.impl_key = op_job.backend->name() + ".copy";
-  copy.test_case = op_job.test_case;
-  copy.copy_baseline = true;
-  copy.name = op_job.test_case->id + "/" + copy.impl_key;
-  copy.work = op_job.work;
-  copy.platform = op_job.platform;
-  return copy;
-}
-
-// Queries support up front: an unsupported case, or one too big for the memory there is
-// (session/memory_admission.h), is recorded SKIPPED, never registered. A supported one leaves the
-// library call its backend says it makes in `library_call`.
-std::optional<CaseResult> unsupported(BackendHandle& backend, const std::string& impl_key, const Case& c,
-                                      std::string& library_call, uint64_t max_memory) {
-  CaseResult r = blank_result(backend.name(), impl_key, c);
-  try {
-    const DeviceDescription& device = backend.devices().at(0);
-    OpCallBuilder call(c, impl_key, device.device);
-    const SupportAnswer answer = backend.query(call.call());
-    library_call = answer.library_call;
-    const std::string too_big = answer.supported ? admission_refusal(case_footprint(c), memory_limits(device, max_memory)) : "";
-    if (answer.supported && too_big.empty()) return std::nullopt;
-    r.status = Status::kSkipped;
-    r.skip_reason = !too_big.empty() ? skip_reason::kTooBig : skip_reason::kDeclined;
-    r.message = !too_big.empty() ? too_big : answer.reason.empty() ? "unsupported" : answer.reason;
-  } catch (const std::exception& e) {
-    r.status = Status::kError;
-    r.message = fmt::format("query_op failed: {}", e.what());
-  }
-  return r;
-}
-
-// The name a platform's `device` is matched against: the backend's own, and for a CUDA device the
-// GPU's name from nvidia-smi too (a backend on LibTorch knows only "CUDA device 0").
-std::string device_match_name(const BackendHandle& backend, const nlohmann::json& gpus) {
-  const DeviceDescription& d = backend.devices().at(0);
-  std::string name = d.name;
-  if (d.device.type == OPCERT_DEVICE_CUDA && gpus.is_array())
-    for (const auto& gpu : gpus)
-      if (gpu.value("index", -1) == d.device.index && gpu.contains("name") && gpu["name"].is_string())
-        name += " " + gpu["name"].get<std::string>();
-  return name;
 }
 
 // Google Benchmark's context (the host's CPUs, caches, load), printed to stderr once and recorded
@@ -116,6 +61,102 @@ nlohmann::json sampling_json(const SamplingPolicy& p) {
           {"warmup_launches", p.warmup_launches}};
 }
 
+// The report's header and the job as job.json records it: what makes two sittings' figures
+// comparable is part of it (the bench settings, --max-memory, the machine).
+std::pair<RunReport, JobRecord> bench_header_and_job(const std::vector<RunTarget>& targets, const Suite& suite,
+                                                     const BenchSettings& s, const nlohmann::json& machine) {
+  RunReport report = run_header(kBenchReportKind, targets, suite, s);
+  report.bench_settings = {{"cold_l2", s.cold_l2},
+                           {"copy_baseline", s.copy_baseline},
+                           {"benchmark_flags", s.benchmark_flags},
+                           {"sampling", sampling_json(s.sampling)}};
+  JobRecord job = job_record(
+      report, s,
+      {{"bench_settings", report.bench_settings}, {"max_memory", s.max_memory}, {"machine", machine_identity(machine)}});
+  return {std::move(report), std::move(job)};
+}
+
+// What the sitting holds of each job: true for one kept from the sitting resumed (its record and
+// check filled in from it) or measured in this one.
+std::vector<bool> keep(std::vector<BenchJob>& jobs, const std::optional<KeptBenchmarks>& kept) {
+  std::vector<bool> is_kept(jobs.size(), false);
+  if (!kept) return is_kept;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const auto record = kept->records.find(jobs[i].name);
+    if (record == kept->records.end()) continue;
+    is_kept[i] = true;
+    jobs[i].error = record->second.error;
+    if (const auto check = kept->checks.find(check_identity(jobs[i])); check != kept->checks.end())
+      jobs[i].check = check->second;
+  }
+  return is_kept;
+}
+
+// Adds bench's outputs: the table has a row for each job still to measure.
+void add_outputs(ResultStream& stream, const std::vector<BenchJob>& jobs, const std::vector<bool>& is_kept,
+                 const BenchSettings& s, bool resumed) {
+  std::vector<PlannedRow> rows;
+  BenchTableLayout layout{.copy_column = s.copy_baseline, .clocks_column = false, .peer = s.peer};
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (is_kept[i]) continue;
+    rows.push_back({jobs[i].test_case->op, jobs[i].test_case->id, jobs[i].impl_key});
+    layout.clocks_column |= jobs[i].backend->devices().at(0).device.type == OPCERT_DEVICE_CUDA;
+  }
+  add_bench_outputs(stream, s.out_dir, rows, layout, resumed);
+}
+
+// Checks and times each job not yet held, in its backend's worker, case by case, the peer first:
+// a crash or a hang costs its row alone. Marks each measured job in `held`. False when a stop was
+// asked for (SIGINT, SIGTERM).
+bool measure_jobs(std::vector<BenchJob>& jobs, std::vector<bool>& held, BenchWorkers& workers, ResultStream& stream,
+                  RunReport& report) {
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (held[i]) continue;
+    if (!workers.measure(jobs, i)) return false;
+    held[i] = true;
+    if (jobs[i].check) stream.case_done(*jobs[i].check, jobs[i].peer);
+    if (jobs[i].runs.empty() && jobs[i].error.empty()) continue;  // left out by --benchmark_filter
+    if (!report.bench_context.is_object()) report.bench_context = google_benchmark_context();
+    stream.benchmark_done(bench_record(jobs[i], jobs));
+  }
+  return true;
+}
+
+// The measurement conditions the workers saw, into the report's settings and context.
+void record_conditions(RunReport& report, const BenchWorkers& workers) {
+  report.bench_settings["conditions"] =
+      !workers.conditions().is_null()
+          ? workers.conditions()
+          : nlohmann::json{{"source", nullptr}, {"unavailable", "no CUDA device was benchmarked"}};
+  if (report.bench_context.is_object()) report.bench_context["measurement_conditions"] = report.bench_settings["conditions"];
+}
+
+// The report's results (every check, then the verdicts) and benchmarks (each job held, kept or
+// measured), and the exit code they give.
+int fill_report(RunReport& report, const BenchPlan& plan, const std::vector<bool>& held,
+                const std::optional<KeptBenchmarks>& kept, const std::vector<RunTarget>& targets, const BenchSettings& s,
+                bool interrupted) {
+  const std::vector<BenchJob>& jobs = plan.jobs;
+  for (const auto& job : jobs)
+    if (job.check) report.results.push_back(*job.check);
+  for (const auto& r : plan.verdicts) report.results.push_back(r);
+  const bool timing_failed =
+      std::any_of(jobs.begin(), jobs.end(), [](const BenchJob& j) { return !j.peer && !j.error.empty(); });
+  const int exit_code = session_exit_code(report.results, peer_only_backends(targets), interrupted, timing_failed);
+  fill_alignment(report.results, s.peer);
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (!held[i]) continue;  // not reached before a stop
+    const BenchRecord* kept_record = nullptr;
+    if (kept)
+      if (const auto r = kept->records.find(jobs[i].name); r != kept->records.end()) kept_record = &r->second;
+    report.benchmarks.push_back(kept_record ? *kept_record : bench_record(jobs[i], jobs));
+    // Google Benchmark numbers the families it ran, from 0 in each sitting: number them as one.
+    for (BenchRun& run : report.benchmarks.back().runs) run.family_index = static_cast<int64_t>(i);
+  }
+  report.complete = !interrupted;
+  return exit_code;
+}
+
 }  // namespace
 
 bool is_reserved_benchmark_flag(const std::string& flag) {
@@ -125,137 +166,47 @@ bool is_reserved_benchmark_flag(const std::string& flag) {
 }
 
 int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, const BenchSettings& s) {
-  const auto planned = ordered_jobs(targets, suite, s);
+  const std::vector<Job> planned = ordered_bench_jobs(targets, suite, s);
   prepare_out_dir(s.out_dir);
   initialize_google_benchmark(s.benchmark_flags);  // a bad flag is bad usage before any worker starts
-
-  RunReport report = run_header(kBenchReportKind, targets, suite, s);
-  report.bench_settings = {{"cold_l2", s.cold_l2},
-                           {"copy_baseline", s.copy_baseline},
-                           {"benchmark_flags", s.benchmark_flags},
-                           {"sampling", sampling_json(s.sampling)}};
   const nlohmann::json machine = capture_environment(s.environment);
-  const nlohmann::json gpus = machine.value("gpus", nlohmann::json());
-  const JobRecord job_record_now = job_record(
-      report, s,
-      {{"bench_settings", report.bench_settings}, {"max_memory", s.max_memory}, {"machine", machine_identity(machine)}});
-  std::vector<BenchJob> jobs;
-  std::vector<CaseResult> skipped;
-  std::map<std::size_t, std::size_t> peer_job_of_case;
-  std::map<std::pair<BackendHandle*, std::size_t>, std::size_t> copy_job_of;  // (backend, case) -> job
-  for (const Job& j : planned) {
-    BackendHandle* backend = targets.at(j.backend_index).backend;
-    const Case& c = suite.cases.at(j.case_index);
-    std::string library_call;
-    if (auto r = unsupported(*backend, j.impl_key, c, library_call, s.max_memory)) {
-      skipped.push_back(std::move(*r));
-      continue;
-    }
-    BenchJob job;
-    job.library_call = std::move(library_call);
-    job.backend = backend;
-    job.impl_key = j.impl_key;
-    job.test_case = &c;
-    job.peer = j.peer;
-    job.name = c.id + "/" + j.impl_key;
-    try {
-      job.work = work_model(c);
-    } catch (const std::exception& e) {
-      job.error = fmt::format("no work model: {}", e.what());
-    }
-    job.platform = s.platforms ? platform_for_device(*s.platforms, s.platform, device_match_name(*backend, gpus)) : nullptr;
-    const bool is_peer = !s.peer.empty() && backend->name() == s.peer;
-    if (is_peer && !peer_job_of_case.contains(j.case_index))
-      peer_job_of_case[j.case_index] = jobs.size();
-    else if (!is_peer)
-      if (auto it = peer_job_of_case.find(j.case_index); it != peer_job_of_case.end()) job.peer_job = it->second;
-    if (s.copy_baseline && !job.peer && job.error.empty() && !job.work.compute_bound && job.work.bytes > 0) {
-      const auto key = std::make_pair(backend, j.case_index);
-      if (!copy_job_of.contains(key)) {
-        copy_job_of[key] = jobs.size();
-        jobs.push_back(copy_baseline_job(job));
-      }
-      job.copy_job = copy_job_of[key];
-    }
-    jobs.push_back(std::move(job));
-  }
+  auto [report, job] = bench_header_and_job(targets, suite, s, machine);
+  const JobSitting sitting =
+      start_sitting(report, std::move(job), s.out_dir, s.resume, {kMeasurementsJsonlFileName, "measurements", "bench"});
 
+  BenchWorkers workers(suite, s);
+  BenchPlan plan = plan_benchmarks(planned, targets, suite, s, workers, machine.value("gpus", nlohmann::json()));
   // --resume: the cases an earlier sitting measured whole keep their records and checks.
-  const std::optional<KeptBenchmarks> kept = s.resume ? kept_benchmarks(s.out_dir, job_record_now, jobs) : std::nullopt;
-  std::vector<bool> is_kept(jobs.size(), false);
-  if (kept) {
-    report.started_at = kept->started_at;
-    if (!kept->run_id.empty()) report.run_id = kept->run_id;
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
-      const auto record = kept->records.find(jobs[i].name);
-      if (record == kept->records.end()) continue;
-      is_kept[i] = true;
-      jobs[i].error = record->second.error;
-      if (const auto check = kept->checks.find(check_identity(jobs[i])); check != kept->checks.end())
-        jobs[i].check = check->second;
-    }
-  }
+  const std::optional<KeptBenchmarks> kept =
+      sitting.resumed() ? std::optional(kept_benchmarks(s.out_dir, plan.jobs)) : std::nullopt;
+  std::vector<bool> held = keep(plan.jobs, kept);
 
   ResultStream stream;
-  try {
-    std::vector<PlannedRow> rows;
-    BenchTableLayout layout{.copy_column = s.copy_baseline, .clocks_column = false, .peer = s.peer};
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
-      if (is_kept[i]) continue;
-      rows.push_back({jobs[i].test_case->op, jobs[i].test_case->id, jobs[i].impl_key});
-      layout.clocks_column |= jobs[i].backend->devices().at(0).device.type == OPCERT_DEVICE_CUDA;
-    }
-    if (!kept) write_job_record(s.out_dir, job_record_now);
-    else rewrite_kept_files(s.out_dir, *kept);
-    add_bench_outputs(stream, s.out_dir, rows, layout, kept.has_value());
-  } catch (const std::exception& e) {
-    throw InputError(fmt::format("--out '{}': {}", s.out_dir.string(), e.what()));
-  }
+  open_outputs(sitting, s.out_dir, [&] {
+    if (kept) rewrite_kept_files(s.out_dir, *kept);
+    add_outputs(stream, plan.jobs, held, s, kept.has_value());
+  });
   stream.run_started(report);
   if (kept)
     stream.note(fmt::format("opcert: resuming {}: {} case(s) measured whole kept ({} benchmark(s)), {} benchmark(s) to run",
                             s.out_dir.string(), kept->cases, kept->records.size(),
-                            std::count(is_kept.begin(), is_kept.end(), false)));
-  for (const auto& r : skipped) stream.case_done(r, false);  // judged afresh in every sitting
+                            std::count(held.begin(), held.end(), false)));
+  for (const auto& r : plan.verdicts) stream.case_done(r, false);  // judged afresh in every sitting
 
-  // Each job is checked and timed in its backend's worker (bench/bench_workers.h), case by case,
-  // the peer first: a crash or a hang costs its row alone.
-  BenchWorkers workers(suite, s);
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    if (is_kept[i]) continue;
-    if (!workers.measure(jobs, i)) break;
-    if (jobs[i].check) stream.case_done(*jobs[i].check, jobs[i].peer);
-    if (jobs[i].runs.empty() && jobs[i].error.empty()) continue;  // left out by --benchmark_filter
-    if (!report.bench_context.is_object()) report.bench_context = google_benchmark_context();
-    stream.benchmark_done(bench_record(jobs[i], jobs));
-  }
+  install_stop_handlers();
+  const bool interrupted = !measure_jobs(plan.jobs, held, workers, stream, report) || stop_requested();
   for (const std::string& note : workers.shutdown()) stream.note("opcert: " + note);
-  report.bench_settings["conditions"] =
-      !workers.conditions().is_null()
-          ? workers.conditions()
-          : nlohmann::json{{"source", nullptr}, {"unavailable", "no CUDA device was benchmarked"}};
-  if (report.bench_context.is_object()) report.bench_context["measurement_conditions"] = report.bench_settings["conditions"];
+  record_conditions(report, workers);
   benchmark::Shutdown();
-
-  for (const auto& job : jobs)
-    if (job.check) report.results.push_back(*job.check);
-  for (auto& r : skipped) report.results.push_back(std::move(r));
-  const bool timing_failed =
-      std::any_of(jobs.begin(), jobs.end(), [](const BenchJob& j) { return !j.peer && !j.error.empty(); });
-  // A bench is never interrupted here: a signal ends it, and --resume goes on from measurements.jsonl.
-  const int exit_code = stream.exit_code_with_outputs(
-      session_exit_code(report.results, peer_only_backends(targets), false, timing_failed));
-  fill_alignment(report.results, s.peer);
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    report.benchmarks.push_back(is_kept[i] ? kept->records.at(jobs[i].name) : bench_record(jobs[i], jobs));
-    // Google Benchmark numbers the families it ran, from 0 in each sitting: number them as one.
-    for (BenchRun& run : report.benchmarks.back().runs) run.family_index = static_cast<int64_t>(i);
-  }
-  report.exit_code = exit_code;
-  report.finished_at = now_utc();
-  report.environment = capture_environment(s.environment);
-  stream.run_finished(report);
-  return stream.finish(exit_code);
+  if (interrupted)
+    stream.note(fmt::format("opcert: {}: stopped after {} of {} benchmarks; writing what was measured (the same command "
+                            "with --resume {} goes on from here)",
+                            stop_signal_name(), std::count(held.begin(), held.end(), true), plan.jobs.size(),
+                            s.out_dir.string()));
+  const int exit_code = fill_report(report, plan, held, kept, targets, s, interrupted);
+  const int exit_with = finish_sitting(stream, report, s.environment, exit_code);
+  remove_stop_handlers();
+  return exit_with;
 }
 
 }  // namespace opcert

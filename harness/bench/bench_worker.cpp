@@ -13,6 +13,8 @@
 #include "bench/roofline.h"
 #include "bench/sample_timer.h"
 #include "model/input_error.h"
+#include "session/memory_admission.h"
+#include "session/op_call_builder.h"
 #include "session/prepared_case.h"
 
 namespace opcert {
@@ -240,8 +242,35 @@ BenchWorker::BenchWorker(BackendHandle& backend, const PlatformCatalog* platform
 
 BenchWorker::~BenchWorker() = default;
 
+WorkerAnswer BenchWorker::support(const JobRequest& request, const Case& c) {
+  CaseResult r = blank_result(backend_.name(), request.impl_key, c);
+  BenchMeasurement m;
+  m.checked = true;  // the verdict, unless the job is to be timed
+  const ExecutionOptions options = options_for_(c);
+  try {
+    const DeviceDescription& device = backend_.devices().at(static_cast<std::size_t>(options.device_index));
+    OpCallBuilder call(c, request.impl_key, device.device);
+    const SupportAnswer answer = backend_.query(call.call());
+    m.library_call = answer.library_call;
+    const std::string too_big =
+        answer.supported ? admission_refusal(case_footprint(c), memory_limits(device, options.max_memory)) : "";
+    if (answer.supported && too_big.empty()) {
+      m.checked = false;
+    } else {
+      r.status = Status::kSkipped;
+      r.skip_reason = !too_big.empty() ? skip_reason::kTooBig : skip_reason::kDeclined;
+      r.message = !too_big.empty() ? too_big : answer.reason.empty() ? "unsupported" : answer.reason;
+    }
+  } catch (const std::exception& e) {
+    r.status = Status::kError;
+    r.message = fmt::format("query_op failed: {}", e.what());
+  }
+  return {std::move(r), bench_measurement_json(m)};
+}
+
 WorkerAnswer BenchWorker::measure(const JobRequest& request, const Case& c) {
   const BenchRequest bench = bench_request_from_json(request.bench);
+  if (bench.support_only) return support(request, c);
   std::vector<BenchJob> jobs(1);  // the reporter's view: this one job
   BenchJob& job = jobs.front();
   job.backend = &backend_;

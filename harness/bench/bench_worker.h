@@ -39,6 +39,10 @@ class BenchWorker {
   WorkerAnswer measure(const JobRequest& job, const Case& c);
 
  private:
+  /// A support_only request: query_op and the memory admission, here, so that a plugin that
+  /// crashes or hangs in query_op costs that row alone.
+  WorkerAnswer support(const JobRequest& job, const Case& c);
+
   BackendHandle& backend_;
   const PlatformCatalog* platforms_;
   BenchWorkerSettings settings_;

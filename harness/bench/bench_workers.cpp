@@ -55,6 +55,32 @@ WorkerSession& BenchWorkers::session_for(const BackendHandle& backend) {
   return *slot;
 }
 
+std::optional<CaseResult> BenchWorkers::unsupported(BackendHandle& backend, const std::string& impl_key, const Case& c,
+                                                    std::string& library_call) {
+  BenchRequest request;
+  request.support_only = true;
+  auto answer = session_for(backend).exchange({c.id, impl_key, bench_request_json(request)}, c, settings_.timeout,
+                                              [] { return stop_requested(); });
+  if (!answer) {  // a stop was asked for: the job is not measured, and says why
+    CaseResult r = blank_result(backend.name(), impl_key, c);
+    r.status = Status::kError;
+    r.message = "interrupted before its support was known";
+    return r;
+  }
+  if (answer->bench.is_null()) return std::move(answer->result);  // the worker died or hung in query_op
+  try {
+    const BenchMeasurement m = bench_measurement_from_json(answer->bench);
+    if (m.checked) return std::move(answer->result);
+    library_call = m.library_call;
+    return std::nullopt;
+  } catch (const std::exception& e) {
+    CaseResult r = blank_result(backend.name(), impl_key, c);
+    r.status = Status::kError;
+    r.message = fmt::format("the worker's support answer could not be read: {}", e.what());
+    return r;
+  }
+}
+
 bool BenchWorkers::measure(std::vector<BenchJob>& jobs, std::size_t index) {
   BenchJob& job = jobs[index];
   BenchRequest request;

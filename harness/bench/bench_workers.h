@@ -8,6 +8,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -24,6 +25,13 @@ class BenchWorkers {
   /// Workers for `suite` under `s`; each writes its stderr to <out>/logs/<backend>.worker.log.
   BenchWorkers(const Suite& suite, const BenchSettings& s);
   ~BenchWorkers();
+
+  /// Asks `backend`'s worker whether `impl_key` on `c` is to be timed (query_op and the memory
+  /// admission run there): nullopt when it is, with the call the backend names in `library_call`;
+  /// else the row's verdict: SKIPPED (declined, too big), ERROR (query_op threw), or CRASHED or
+  /// TIMEOUT when the worker died or hung in query_op.
+  std::optional<CaseResult> unsupported(BackendHandle& backend, const std::string& impl_key, const Case& c,
+                                        std::string& library_call);
 
   /// Checks and times jobs[index] in its backend's worker, filling in its outcome (check, error,
   /// timing method, library call, published bytes, runs, latest mean). Its peer's and copy

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <csignal>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -20,6 +19,7 @@
 #include "session/exit_rule.h"
 #include "session/job_list.h"
 #include "session/job_record.h"
+#include "session/job_sitting.h"
 #include "session/run_header.h"
 #include "session/run_paths.h"
 #include "session/stop_request.h"
@@ -28,11 +28,6 @@ namespace opcert {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string stopped_by() {
-  const int sig = stop_signal();
-  return sig == 0 ? "interrupted" : (sig == SIGTERM ? "SIGTERM" : "SIGINT");
-}
 
 // How long a rank may be silent: a case ends within its timeout, a worker starts within its own.
 std::chrono::milliseconds rank_silence_limit(const RunSettings& s) {
@@ -121,23 +116,18 @@ JobRecord conformance_job(const RunReport& header, const std::vector<RunTarget>&
   return job_record(header, s, {{"timeout_ms", s.timeout.count()}, {"lanes", placed}});
 }
 
-// What an earlier run of the same job in --out measured (--resume): its results, and the start
-// time of the job. InputError when out_dir holds another job, or results without a job.json.
+// What the earlier sitting of a resumed run measured: its results, and their identities (the
+// jobs not to run again).
 struct Resumed {
   std::vector<CaseResult> results;
   std::set<std::string> finished;
-  std::string started_at;
-  std::string run_id;  // "" when the job file predates run ids: the resumed run keeps its new one
 };
 
-std::optional<Resumed> resumed_run(const RunSettings& s, const JobRecord& job) {
-  const std::optional<JobRecord> earlier = job_to_resume(s.out_dir, job, ResultsJsonl::kFileName, "results", "run");
-  if (!earlier) return std::nullopt;
-  const auto results_path = s.out_dir / ResultsJsonl::kFileName;
+std::optional<Resumed> resumed_results(const JobSitting& sitting, const std::filesystem::path& out_dir) {
+  if (!sitting.resumed()) return std::nullopt;
+  const auto results_path = out_dir / ResultsJsonl::kFileName;
   std::error_code ec;
   Resumed r;
-  r.started_at = earlier->started_at;
-  r.run_id = earlier->run_id;
   if (std::filesystem::exists(results_path, ec)) r.results = read_results_jsonl(results_path);
   for (const CaseResult& c : r.results)
     r.finished.insert(result_identity(c.backend, c.impl_key, c.case_id, c.device ? std::optional<int>(c.device->index) : std::nullopt));
@@ -155,10 +145,9 @@ int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, c
   if (world && s.resume) throw InputError("--resume runs in one process: resume a run across ranks by rerunning it");
 
   RunReport report = run_header("opcert-conformance-report", targets, suite, s);
-  const JobRecord job = conformance_job(report, targets, lanes, s);
-  const std::optional<Resumed> resumed = s.resume ? resumed_run(s, job) : std::nullopt;
-  if (resumed) report.started_at = resumed->started_at;
-  if (resumed && !resumed->run_id.empty()) report.run_id = resumed->run_id;
+  const JobSitting sitting = start_sitting(report, conformance_job(report, targets, lanes, s), s.out_dir, s.resume,
+                                           {ResultsJsonl::kFileName, "results", "run"});
+  const std::optional<Resumed> resumed = resumed_results(sitting, s.out_dir);
 
   std::unique_ptr<RankMerger> merger;
   ResultStream stream;
@@ -172,12 +161,8 @@ int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, c
         expected += merger->gather_hellos(kRankStartupWait, run_setup(suite, s));
       }
       prepare_out_dir(s.out_dir);
-      try {
-        if (!resumed) write_job_record(s.out_dir, job);
-        add_conformance_outputs(stream, s.out_dir, s.progress, expected - already, resumed.has_value());
-      } catch (const std::exception& e) {
-        throw InputError(fmt::format("--out '{}': {}", s.out_dir.string(), e.what()));
-      }
+      open_outputs(sitting, s.out_dir,
+                   [&] { add_conformance_outputs(stream, s.out_dir, s.progress, expected - already, resumed.has_value()); });
     } catch (const std::exception&) {
       setup_error = std::current_exception();
     }
@@ -230,20 +215,16 @@ int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, c
   }
   interrupted = interrupted || stop_requested();
   if (interrupted)
-    stream.note(fmt::format("opcert: {}: stopped after {} of {} cases; writing what was measured{}", stopped_by(),
+    stream.note(fmt::format("opcert: {}: stopped after {} of {} cases; writing what was measured{}", stop_signal_name(),
                             report.results.size(), expected,
                             world ? "" : fmt::format(" (the same command with --resume {} goes on from here)", s.out_dir.string())));
 
   order_results(report.results, targets);
   fill_alignment(report.results, s.peer);
   report.complete = !interrupted && lost_ranks.empty();
-  report.exit_code = session_exit_code(report.results, peer_only_backends(targets), interrupted, !lost_ranks.empty());
-  report.exit_code = stream.exit_code_with_outputs(report.exit_code);  // results.jsonl on a full disk, say
-  report.finished_at = now_utc();
-  report.environment = capture_environment(s.environment);
-  stream.run_finished(report);
+  finish_sitting(stream, report, s.environment,
+                 session_exit_code(report.results, peer_only_backends(targets), interrupted, !lost_ranks.empty()));
   remove_stop_handlers();
-  report.exit_code = stream.finish(report.exit_code);
   if (world) {
     if (!lost_ranks.empty()) world->abort_job(report.exit_code);  // a lost rank may hang: end the job
     return share_exit_code(*world, report.exit_code);

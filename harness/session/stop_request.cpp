@@ -40,6 +40,10 @@ void remove_stop_handlers() {
 
 bool stop_requested() { return g_stop_signal != 0; }
 int stop_signal() { return g_stop_signal; }
+std::string stop_signal_name() {
+  const int sig = stop_signal();
+  return sig == 0 ? "interrupted" : (sig == SIGTERM ? "SIGTERM" : "SIGINT");
+}
 void reset_stop_request() { g_stop_signal = 0; }
 
 }  // namespace opcert

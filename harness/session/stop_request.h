@@ -1,6 +1,8 @@
-// SIGINT and SIGTERM during a run ask it to stop: the runner ends its workers, writes the
-// reports it has (complete=false) and exits 130. The handlers only set a flag.
+// SIGINT and SIGTERM during a run or a bench ask it to stop: the runner ends its workers, writes
+// the reports it has (complete=false) and exits 130. The handlers only set a flag.
 #pragma once
+
+#include <string>
 
 namespace opcert {
 
@@ -14,6 +16,9 @@ void remove_stop_handlers();
 bool stop_requested();
 /// The signal that asked to stop, 0 if none.
 int stop_signal();
+/// "SIGINT" or "SIGTERM": the signal that asked to stop, as the stop note names it; "interrupted"
+/// when none did.
+std::string stop_signal_name();
 
 /// For tests: clears the request.
 void reset_stop_request();

@@ -87,12 +87,13 @@ TEST(BenchProtocol, SettingsAndRequestsComeBack) {
   EXPECT_TRUE(back.cold_l2);
   EXPECT_EQ(back.benchmark_flags, s.benchmark_flags);
 
-  const BenchRequest request{true, "h200", 2.5e-6, 0.0};
+  const BenchRequest request{true, "h200", 2.5e-6, 0.0, true};
   const BenchRequest r = bench_request_from_json(bench_request_json(request));
   EXPECT_TRUE(r.copy_baseline);
   EXPECT_EQ(r.platform, "h200");
   EXPECT_EQ(r.peer_mean_s, 2.5e-6);
   EXPECT_EQ(r.copy_mean_s, 0.0);
+  EXPECT_TRUE(r.support_only);
 }
 
 TEST(BenchProtocol, AGarbledMeasurementNamesItsField) {

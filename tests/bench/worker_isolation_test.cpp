@@ -1,6 +1,7 @@
 // `opcert bench` times each backend in its own worker process, as `opcert run` runs it: the crashy
 // test plugin segfaults, hangs, aborts or exits in chosen cases (tests/plugins/test_crashy.cpp),
-// and those rows alone are CRASHED or TIMEOUT with the reason while every other row is measured.
+// or segfaults in query_op, and those rows alone are CRASHED or TIMEOUT with the reason while every
+// other row is measured.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -77,13 +78,26 @@ TEST(BenchWorkerIsolation, ASegfaultAndAHangCostTheirRowsAloneAndTheRestIsMeasur
   }
 }
 
+// A bench of `suite` on the crashy plugin in `dir`: what it said and wrote. Its rows fail: exit 1.
+struct CrashyBench {
+  CommandResult r;
+  std::string out;
+  json report;
+};
+
+CrashyBench bench_failing_rows(const TempDir& dir, const std::string& suite) {
+  CrashyBench b;
+  b.out = dir.path() + "/out";
+  b.r = run_opcert(crashy_bench(suite, b.out));
+  EXPECT_EQ(b.r.exit_code, 1) << b.r.out << b.r.err;
+  b.report = read_json(fs::path(b.out) / "report.json");
+  return b;
+}
+
 TEST(BenchWorkerIsolation, AnAbortAndAnExitAreCrashesAndAWrongRowIsStillTimed) {
   TempDir dir;
-  const std::string out = dir.path() + "/out";
-  const auto r = run_opcert(crashy_bench(CRASHY_FAULTS_SUITE, out));
-  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  const json report = read_json(fs::path(out) / "report.json");
-  const auto rows = by_case(report);
+  const CrashyBench b = bench_failing_rows(dir, CRASHY_FAULTS_SUITE);
+  const auto rows = by_case(b.report);  // pointers into b.report
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows.at("softmax.d7")->at("check"), "CRASHED");
   EXPECT_NE(rows.at("softmax.d7")->at("error").get<std::string>().find("SIGABRT"), std::string::npos);
@@ -94,6 +108,27 @@ TEST(BenchWorkerIsolation, AnAbortAndAnExitAreCrashesAndAWrongRowIsStillTimed) {
   EXPECT_TRUE(rows.at("softmax.d9")->at("seconds").is_number());
   EXPECT_EQ(rows.at("softmax.d2")->at("check"), "PASSED");
   EXPECT_TRUE(rows.at("softmax.d2")->at("seconds").is_number());
+}
+
+// The support query runs in the worker too: a plugin that segfaults in query_op for one case
+// gives that case CRASHED (not a benchmark: nothing was timed) and the other cases are measured.
+TEST(BenchWorkerIsolation, ASegfaultInQueryOpCostsItsCaseAlone) {
+  TempDir dir;
+  const CrashyBench b = bench_failing_rows(dir, CRASHY_QUERY_SUITE);
+  const auto rows = by_case(b.report);
+  ASSERT_EQ(rows.size(), 2u) << b.report.at("benchmarks").dump(2);
+  for (const char* alive : {"softmax.d2", "softmax.d4"}) {
+    EXPECT_EQ(rows.at(alive)->at("check"), "PASSED") << alive;
+    EXPECT_TRUE(rows.at(alive)->at("seconds").is_number()) << alive;
+  }
+  std::map<std::string, json> results;
+  for (const auto& res : b.report.at("results")) results[res.at("case")] = res;
+  ASSERT_TRUE(results.contains("softmax.d11")) << b.report.at("results").dump(2);
+  EXPECT_EQ(results.at("softmax.d11").at("status"), "CRASHED");
+  EXPECT_NE(results.at("softmax.d11").at("message").get<std::string>().find("SIGSEGV"), std::string::npos)
+      << results.at("softmax.d11").dump(2);
+  EXPECT_NE(b.r.out.find("not benchmarked: softmax.d11 on crashy.softmax.segv: CRASHED"), std::string::npos) << b.r.out;
+  EXPECT_EQ(read_jsonl(fs::path(b.out) / "measurements.jsonl").size(), 2u);
 }
 
 }  // namespace

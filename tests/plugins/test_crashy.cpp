@@ -5,6 +5,7 @@
 //   first dimension of x == 7: abort() (SIGABRT -> CRASHED);
 //   first dimension of x == 8: _exit(3), as a library that calls exit() would (-> CRASHED);
 //   first dimension of x == 9: writes NaN everywhere (-> FAILED, NaN where the reference has none);
+//   first dimension of x == 11: raises SIGSEGV in query_op, before anything runs (-> CRASHED);
 //   first dimension of x == 10: allocates and touches 64 MiB blocks until malloc refuses one, then
 //     writes through the null pointer, as a careless library would (-> CRASHED at the worker's
 //     memory limit); it gives up at 2 GiB, so that a worker without its limit cannot take the host;
@@ -24,7 +25,10 @@ namespace {
 using opcert::sdk::OpCall;
 using opcert::sdk::Support;
 
-Support query_softmax(const OpCall& call) { return opcert::test_plugin::query_fp32_softmax(call, "crashy"); }
+Support query_softmax(const OpCall& call) {
+  if (const auto x = call.find_input("x"); x && x->ndim() > 0 && x->dim(0) == 11) std::raise(SIGSEGV);
+  return opcert::test_plugin::query_fp32_softmax(call, "crashy");
+}
 
 [[noreturn]] void run_away() {
   constexpr std::size_t kBlock = std::size_t{64} << 20;

@@ -4,22 +4,14 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <fcntl.h>
 
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
-#include <thread>
 
 #include "bench/report_files.h"
 #include "cli/run_opcert.h"
-
-extern char** environ;
 
 namespace opcert::test {
 namespace {
@@ -132,35 +124,16 @@ void stop_mid_run(int sig, const std::string& name) {
   const std::string out = dir.path() + "/out";
   const std::string log = dir.path() + "/opcert.log";
   // d2, d3 (crash) and d4 finish, then d5 hangs under a long timeout: SIGTERM arrives there.
-  std::vector<std::string> args{OPCERT_BINARY, "run", "--plugin", TEST_CRASHY_PLUGIN, "--backend", "crashy",
-                                "--no-peer", "--suite", CRASHY_SUITE, "--out", out, "--progress", "plain",
-                                "--timeout", "120"};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  pid_t pid = -1;
-  ASSERT_EQ(posix_spawn(&pid, OPCERT_BINARY, &actions, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
-
   const auto results_path = fs::path(out) / "results.jsonl";
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < deadline &&
-         (!fs::exists(results_path) || count_lines(read_text(results_path)) < 3))
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const StoppedCommand stopped = stop_opcert_when(
+      {"run", "--plugin", TEST_CRASHY_PLUGIN, "--backend", "crashy", "--no-peer", "--suite", CRASHY_SUITE, "--out", out,
+       "--progress", "plain", "--timeout", "120"},
+      log, [&] { return fs::exists(results_path) && count_lines(read_text(results_path)) >= 3; }, sig);
+  ASSERT_TRUE(stopped.ready) << read_text(log);
   ASSERT_EQ(count_lines(read_text(results_path)), 3u) << read_text(log);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // inside the hanging case now
-  const auto t0 = std::chrono::steady_clock::now();
-  ASSERT_EQ(kill(pid, sig), 0);
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10)) << "stops promptly";
-  ASSERT_TRUE(WIFEXITED(status)) << "handled, not killed by the signal";
-  EXPECT_EQ(WEXITSTATUS(status), 130) << read_text(log);
+  EXPECT_LT(stopped.after_signal, std::chrono::seconds(10)) << "stops promptly";
+  ASSERT_TRUE(stopped.exited) << "handled, not killed by the signal";
+  EXPECT_EQ(stopped.exit_code, 130) << read_text(log);
 
   const auto results = read_jsonl(results_path);
   EXPECT_EQ(statuses(results, "crashy"),
