@@ -54,6 +54,8 @@ install(FILES "${PROJECT_SOURCE_DIR}/backends/sdk/include/opcert/backend_abi.h"
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/backends/sdk/include/opcert/sdk"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/opcert" COMPONENT Development
         FILES_MATCHING PATTERN "*.h")
+install(FILES "${OPCERT_SDK_BUILD_INCLUDE}/opcert/sdk/ops.h"  # made from the ops/ folder (backends/sdk)
+        DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/opcert/sdk" COMPONENT Development)
 
 install(EXPORT opcertTargets NAMESPACE opcert:: FILE opcertTargets.cmake
         DESTINATION "${OPCERT_INSTALL_CMAKEDIR}" COMPONENT Development)

@@ -16,10 +16,9 @@ class CpuBackend : public sdk::Backend, public CpuCollectives {
   static constexpr bool kHasCollectives = true;
 
   CpuBackend() : CpuCollectives(static_cast<const sdk::Backend&>(*this)) {
-    // Every op file registered its own (cpu_implementations.h); the collectives come with the
-    // communicator this class also is.
+    // Every op file registered its own (cpu_implementations.h), the collectives too (ops/collectives.cpp);
+    // they run on the communicator this class also is.
     for (auto& impl : CpuImplementations::make_all()) add(std::move(impl));
-    for (auto& impl : collective_implementations()) add(std::move(impl));
     // The partitions come from the mask this process started with, before pinning narrows it, so
     // that the runner and its pinned workers list the same devices.
     partitions_ = split_cpus(allowed_cpus(), partition_count_from_environment());

@@ -15,23 +15,13 @@
 namespace opcert::mutants {
 namespace {
 
-// Collectives take the CPU backend's communicator (MPI across the ranks of the job): the mutants
-// differ from their twins only in what they compute from every rank's x.
-sdk::CollectiveTarget collective_target() { return {OPCERT_DEVICE_CPU, cpu::mpi_job_ranks, nullptr}; }
-
 class MutantBackend : public sdk::Backend, public cpu::CpuCollectives {
  public:
   static constexpr bool kHasCollectives = true;
 
   MutantBackend() : CpuCollectives(static_cast<const sdk::Backend&>(*this)) {
-    // Every file of ops/ registered its op's variants (mutant_op.h).
+    // Every file of ops/ registered its op's variants (mutant_op.h), the collectives' too.
     for (auto& impl : MutantImplementations::make_all()) add(std::move(impl));
-    for (const CollectiveVariant& v : collective_variants()) {
-      const std::string description = v.defect == CollectiveDefect::kNone ? "every rank's x gathered, reduced in fp64, correct"
-                                                                          : std::string("defect: ") + v.name;
-      for (sdk::Implementation impl : sdk::collective_implementations("mutants", v.name, description, collective_target()))
-        if (impl.op == sdk::collective_name(v.op)) add(std::move(impl));
-    }
   }
   sdk::BackendInfo info() const override { return {"mutants", "1.0", "opcert", "deliberately broken ops (opcert selftest)"}; }
 
@@ -40,7 +30,7 @@ class MutantBackend : public sdk::Backend, public cpu::CpuCollectives {
     auto& c = *reinterpret_cast<cpu::CpuComm*>(comm);
     const std::string key(call.impl_key());
     const sdk::Collective which = sdk::collective_of(implementation(key).op);
-    const sdk::CollectiveArgs args = sdk::checked_collective(call, which, c.nranks(), collective_target());
+    const sdk::CollectiveArgs args = sdk::checked_collective(call, which, c.nranks(), mutant_collective_target());
     for (const CollectiveVariant& v : collective_variants())
       if (v.op == which && key == std::string("mutants.") + sdk::collective_name(v.op) + "." + v.name)
         return run_naive_collective(c, args, v.defect);

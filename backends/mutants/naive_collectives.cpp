@@ -58,6 +58,8 @@ double reduced(const GatheredInputs& in, const sdk::CollectiveArgs& a, int ranks
 
 }  // namespace
 
+sdk::CollectiveTarget mutant_collective_target() { return {OPCERT_DEVICE_CPU, cpu::mpi_job_ranks, nullptr}; }
+
 const std::vector<CollectiveVariant>& collective_variants() {
   static const std::vector<CollectiveVariant> variants = {
       {Collective::kAllReduce, CollectiveDefect::kNone, "correct"},

@@ -3,9 +3,11 @@
 // y from all of them in fp64, rounding once. Without a defect they are correct (the twins).
 #pragma once
 
+#include <opcert/sdk/collective_implementations.h>
 #include <opcert/sdk/ops/collectives.h>
 
 #include <string>
+#include <vector>
 
 #include "collectives/cpu_comm.h"  // backends/cpu: the communicator (MPI, timeouts) the data travels on
 
@@ -30,6 +32,10 @@ struct CollectiveVariant {
   CollectiveDefect defect;
   const char* name;  // "correct" for the twin
 };
+
+/// Where the mutants' collectives run: host memory, the CPU backend's communicator (MPI across
+/// the ranks of the job); they differ from their twins only in what they compute from every rank's x.
+sdk::CollectiveTarget mutant_collective_target();
 
 /// Every variant, twins first.
 const std::vector<CollectiveVariant>& collective_variants();

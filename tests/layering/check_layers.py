@@ -185,7 +185,8 @@ def check_names(root):
 # files land in these folders and no list is edited (docs/ARCHITECTURE.md, "Adding an op").
 DISCOVERY_FILES = {
     "backends/CMakeLists.txt": "opcert_backend_ops: each backend's ops/ folder, one file per op",
-    "tests/ops/CMakeLists.txt": "the ops' tests, tests/ops/<op>/*_test.cpp",
+    "backends/sdk/CMakeLists.txt": "opcert/sdk/ops.h, made from the SDK's ops/ folder, one header per op",
+    "tests/ops/CMakeLists.txt": "the ops' tests, tests/ops/<op>/*_test.cpp (unit, reference, mutation, parser)",
 }
 SOURCE_GLOB = re.compile(r"file\(\s*GLOB(?:_RECURSE)?\b[^)]*?\*\.(?:c|cc|cpp|cu|cuh|h|hpp)\b", re.S)
 

@@ -14,6 +14,15 @@ namespace {
 
 using sdk::Tensor;
 
+// This file's own defects (defect.h holds those that several ops share).
+constexpr Defect kScaleIgnored = own_defect(0);      // scores not scaled (scale 1 instead of the attribute or 1/sqrt(D))
+constexpr Defect kDescaleIgnored = own_defect(1);    // q_descale, k_descale and v_descale ignored (codes taken as values)
+constexpr Defect kVDescaleFromK = own_defect(2);     // v dequantized with k_descale instead of v_descale
+constexpr Defect kWrongGqaMapping = own_defect(3);   // query head h reads kv head h % Hkv instead of h / group
+constexpr Defect kCausalTopLeft = own_defect(4);     // the causal mask aligned top-left (j <= i), not bottom-right
+constexpr Defect kCausalOffByOne = own_defect(5);    // each query also sees the next key
+constexpr Defect kWindowOffByOne = own_defect(6);    // the sliding window one key narrower than window_left says
+
 sdk::Support naive_attention_limits(const sdk::AttentionOperands& a) {
   if (a.varlen()) return sdk::Support::no("the naive attention takes BSHD only, not varlen");
   return sdk::Support::yes();
@@ -23,21 +32,21 @@ void naive_attention(const sdk::AttentionOperands& a, Defect defect) {
   const Tensor &q = *a.q, &k = *a.k, &v = *a.v, &o = *a.o;
   const auto& lse = a.lse;
   const int64_t B = a.batch, Sq = a.sq, Hq = a.hq, D = a.d, Skv = a.skv, Hkv = a.hkv;
-  const double scale = defect == Defect::kScaleIgnored ? 1.0 : a.scale;
+  const double scale = defect == kScaleIgnored ? 1.0 : a.scale;
   const bool causal = a.causal;
   const int64_t window = a.window_left, group = a.group();
-  const bool descaled = defect != Defect::kDescaleIgnored;
-  const auto& v_descale = defect == Defect::kVDescaleFromK ? a.k_descale : a.v_descale;
+  const bool descaled = defect != kDescaleIgnored;
+  const auto& v_descale = defect == kVDescaleFromK ? a.k_descale : a.v_descale;
   for (int64_t bi = 0; bi < B; ++bi)
     for (int64_t h = 0; h < Hq; ++h) {
-      const int64_t kvh = defect == Defect::kWrongGqaMapping ? h % Hkv : h / group;
+      const int64_t kvh = defect == kWrongGqaMapping ? h % Hkv : h / group;
       // Dequantized exactly in fp64 (fp8 codes times their group's descale); 1 for other dtypes.
       const double qd = descaled ? descale_of(a.q_descale, bi, kvh, Hkv) : 1.0;
       const double kd = descaled ? descale_of(a.k_descale, bi, kvh, Hkv) : 1.0;
       const double vd = descaled ? descale_of(v_descale, bi, kvh, Hkv) : 1.0;
       for (int64_t i = 0; i < Sq; ++i) {
-        const int64_t diagonal = defect == Defect::kCausalTopLeft ? i : i + Skv - Sq + (defect == Defect::kCausalOffByOne ? 1 : 0);
-        const int64_t narrower = defect == Defect::kWindowOffByOne ? 1 : 0;
+        const int64_t diagonal = defect == kCausalTopLeft ? i : i + Skv - Sq + (defect == kCausalOffByOne ? 1 : 0);
+        const int64_t narrower = defect == kWindowOffByOne ? 1 : 0;
         std::vector<double> s;
         std::vector<int64_t> keys;
         for (int64_t j = 0; j < Skv; ++j) {
@@ -65,13 +74,13 @@ void naive_attention(const sdk::AttentionOperands& a, Defect defect) {
 std::vector<sdk::Implementation> attention_mutants() {
   return mutant_variants<sdk::AttentionOperands>({"attention", sdk::parse_attention, naive_attention, naive_attention_limits,
       {{Defect::kNone, "correct"},
-       {Defect::kCausalOffByOne, "causal_off_by_one"},
-       {Defect::kWrongGqaMapping, "wrong_gqa_mapping"},
-       {Defect::kScaleIgnored, "scale_ignored"},
-       {Defect::kCausalTopLeft, "causal_top_left"},
-       {Defect::kWindowOffByOne, "window_off_by_one"},
-       {Defect::kDescaleIgnored, "descale_ignored"},
-       {Defect::kVDescaleFromK, "v_descale_from_k"},
+       {kCausalOffByOne, "causal_off_by_one"},
+       {kWrongGqaMapping, "wrong_gqa_mapping"},
+       {kScaleIgnored, "scale_ignored"},
+       {kCausalTopLeft, "causal_top_left"},
+       {kWindowOffByOne, "window_off_by_one"},
+       {kDescaleIgnored, "descale_ignored"},
+       {kVDescaleFromK, "v_descale_from_k"},
        {Defect::kTruncatedOutput, "truncated_output"}}});
 }
 

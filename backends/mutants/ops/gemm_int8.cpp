@@ -13,6 +13,11 @@ namespace {
 
 using sdk::Tensor;
 
+// This file's own defects (defect.h holds those that several ops share).
+constexpr Defect kInt16Accumulation = own_defect(0);    // a saturating 16-bit accumulator (clamped to int16 after every product)
+constexpr Defect kFp32Accumulation = own_defect(1);     // the products summed in fp32 (inexact past 2^24)
+constexpr Defect kRoundedBeforeScale = own_defect(2);   // the int32 sum rounded to the output dtype before scaling
+
 void naive_gemm_int8(const sdk::GemmInt8Operands& g, Defect defect) {
   const Tensor &a = *g.a, &b = *g.b, &c = *g.c;
   const auto &sa = g.a_scale, &sb = g.b_scale, &bias = g.bias;
@@ -22,15 +27,15 @@ void naive_gemm_int8(const sdk::GemmInt8Operands& g, Defect defect) {
       double acc = 0.0;
       for (int64_t k = 0; k < K; ++k) {
         acc += ld(a, m * K + k) * ld(b, n * K + k);
-        if (defect == Defect::kInt16Accumulation) acc = std::clamp(acc, -32768.0, 32767.0);
-        if (defect == Defect::kFp32Accumulation) acc = round_to(OPCERT_DTYPE_F32, acc);
+        if (defect == kInt16Accumulation) acc = std::clamp(acc, -32768.0, 32767.0);
+        if (defect == kFp32Accumulation) acc = round_to(OPCERT_DTYPE_F32, acc);
       }
       if (!g.dequantize) {
         st(c, m * N + n, acc);
         continue;
       }
       const double scale_a = defect == Defect::kScaleDropped ? 1.0 : ld(*sa, m);
-      if (defect == Defect::kRoundedBeforeScale) acc = round_to(static_cast<opcert_dtype>(c.dtype()), acc);
+      if (defect == kRoundedBeforeScale) acc = round_to(static_cast<opcert_dtype>(c.dtype()), acc);
       st(c, m * N + n, scale_a * ld(*sb, n) * acc + (bias && defect != Defect::kBiasDropped ? ld(*bias, n) : 0.0), defect);
     }
 }
@@ -41,9 +46,9 @@ std::vector<sdk::Implementation> gemm_int8_mutants() {
        {Defect::kScaleDropped, "scale_dropped"},
        {Defect::kBiasDropped, "bias_dropped"},
        {Defect::kHalfAwayOutput, "half_away_output"},
-       {Defect::kInt16Accumulation, "int16_accumulation"},
-       {Defect::kFp32Accumulation, "fp32_accumulation"},
-       {Defect::kRoundedBeforeScale, "rounded_before_scale"}}});
+       {kInt16Accumulation, "int16_accumulation"},
+       {kFp32Accumulation, "fp32_accumulation"},
+       {kRoundedBeforeScale, "rounded_before_scale"}}});
 }
 
 }  // namespace

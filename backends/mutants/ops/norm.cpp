@@ -14,6 +14,12 @@ namespace {
 
 using sdk::Tensor;
 
+// This file's own defects (defect.h holds those that several ops share).
+constexpr Defect kWrongEps = own_defect(0);           // eps ten times too large
+constexpr Defect kMeanOffByOne = own_defect(1);       // the mean of squares divided by H - 1
+constexpr Defect kUnbiasedVariance = own_defect(2);   // the variance divided by H - 1 (torch.var's default)
+constexpr Defect kWeightDropped = own_defect(3);      // the weight never applied
+
 sdk::Support naive_norm_limits(const sdk::NormOperands& n) {
   if (n.residual) return sdk::Support::no("the naive norms take no residual");
   return sdk::Support::yes();
@@ -24,11 +30,11 @@ void naive_norm(const sdk::NormOperands& n, Defect defect) {
   const auto &w = n.weight, &bias = n.bias;
   const bool centred = n.kind == sdk::NormKind::kLayer;
   double eps = n.eps;
-  if (defect == Defect::kWrongEps) eps *= 10.0;
+  if (defect == kWrongEps) eps *= 10.0;
   const int64_t T = n.t, H = n.h;
-  const bool one_short = defect == Defect::kMeanOffByOne || defect == Defect::kUnbiasedVariance;
+  const bool one_short = defect == kMeanOffByOne || defect == kUnbiasedVariance;
   const double divisor = static_cast<double>(one_short ? H - 1 : H);
-  const bool weighted = w && defect != Defect::kWeightDropped;
+  const bool weighted = w && defect != kWeightDropped;
   for (int64_t t = 0; t < T; ++t) {
     double mean = 0.0, sq = 0.0;
     for (int64_t h = 0; h < H; ++h) mean += ld(x, t * H + h) / static_cast<double>(H);
@@ -44,15 +50,15 @@ std::vector<sdk::Implementation> norm_mutants() {
   std::vector<sdk::Implementation> list;
   for (auto& impl : mutant_variants<sdk::NormOperands>({"rms_norm", sdk::parse_rms_norm, naive_norm, naive_norm_limits,
       {{Defect::kNone, "correct"},
-       {Defect::kWrongEps, "wrong_eps"},
-       {Defect::kWeightDropped, "weight_dropped"},
-       {Defect::kMeanOffByOne, "mean_off_by_one"},
+       {kWrongEps, "wrong_eps"},
+       {kWeightDropped, "weight_dropped"},
+       {kMeanOffByOne, "mean_off_by_one"},
        {Defect::kTruncatedOutput, "truncated_output"}}})) list.push_back(std::move(impl));
   for (auto& impl : mutant_variants<sdk::NormOperands>({"layer_norm", sdk::parse_layer_norm, naive_norm, naive_norm_limits,
       {{Defect::kNone, "correct"},
-       {Defect::kWrongEps, "wrong_eps"},
-       {Defect::kWeightDropped, "weight_dropped"},
-       {Defect::kUnbiasedVariance, "unbiased_variance"},
+       {kWrongEps, "wrong_eps"},
+       {kWeightDropped, "weight_dropped"},
+       {kUnbiasedVariance, "unbiased_variance"},
        {Defect::kTruncatedOutput, "truncated_output"}}})) list.push_back(std::move(impl));
   return list;
 }

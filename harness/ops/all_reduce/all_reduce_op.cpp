@@ -4,18 +4,23 @@
 // output holds and how its bus bandwidth counts; the rank runner and the bench do the rest.
 #include <algorithm>
 
+#include <opcert/sdk/ops/collectives.h>
+
 #include "ops/common/collective_operands.h"
 #include "opkit/op_registry.h"
 
 namespace opcert::ops::all_reduce {
 namespace {
 
+// The op's name, the SDK's (opcert/sdk/ops/collectives.h).
+constexpr const char* kName = sdk::collective_name(sdk::Collective::kAllReduce);
+
 std::span<const ParamDef> parameters() {
   static const auto defs = common::collective_params(true, false);
   return defs;
 }
 
-void build_case(const opkit::json& params, Case& c) { common::build_collective("all_reduce", parameters(), params, c); }
+void build_case(const opkit::json& params, Case& c) { common::build_collective(kName, parameters(), params, c); }
 
 double expected(const CollectiveSpec& spec, const RankValues& inputs, int, int64_t i) {
   return reduced_value(spec, inputs, i);
@@ -38,7 +43,7 @@ const CollectiveTraits kTraits{
 };
 
 const OpDescriptor kAllReduce{
-    .name = "all_reduce",
+    .name = kName,
     .family = OpFamily::kCollective,
     .order = 100,
     .summary = "sum/max/min/avg across ranks",

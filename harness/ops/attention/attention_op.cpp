@@ -6,7 +6,7 @@ namespace opcert::ops::attention {
 namespace {
 
 const OpDescriptor kAttention{
-    .name = "attention",
+    .name = names::kOp,
     .family = OpFamily::kCompute,
     .order = 50,
     .summary = "scaled dot-product attention: BSHD or varlen, causal, GQA/MQA, window",

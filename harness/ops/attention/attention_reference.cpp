@@ -82,10 +82,10 @@ std::vector<int64_t> checked_prefix_sums(const HostTensor& cu, int64_t batch, in
 
 Problem describe(const Case& c, std::span<const HostTensor> inputs) {
   Problem p;
-  p.q = &require_input(inputs, c.op, "q");
-  p.k = &require_input(inputs, c.op, "k");
-  p.v = &require_input(inputs, c.op, "v");
-  const HostTensor* cu_q = optional_input(inputs, "cu_seqlens_q");
+  p.q = &require_input(inputs, c.op, names::kQ);
+  p.k = &require_input(inputs, c.op, names::kK);
+  p.v = &require_input(inputs, c.op, names::kV);
+  const HostTensor* cu_q = optional_input(inputs, names::kCuSeqlensQ);
   p.varlen = cu_q != nullptr;
   const std::size_t rank = p.varlen ? 3 : 4;
   require_rank(*p.q, c.op, rank);
@@ -102,7 +102,7 @@ Problem describe(const Case& c, std::span<const HostTensor> inputs) {
   if (p.varlen) {
     p.q_tokens = qs[0];
     p.k_tokens = ks[0];
-    const HostTensor& cu_k = require_input(inputs, c.op, "cu_seqlens_k");
+    const HostTensor& cu_k = require_input(inputs, c.op, names::kCuSeqlensK);
     p.batch = cu_q->spec.numel() - 1;
     p.cu_q = checked_prefix_sums(*cu_q, p.batch, p.q_tokens);
     const std::vector<int64_t> cuk = checked_prefix_sums(cu_k, p.batch, p.k_tokens);
@@ -119,7 +119,7 @@ Problem describe(const Case& c, std::span<const HostTensor> inputs) {
   }
   p.fp8 = p.q->spec.dtype == OPCERT_DTYPE_F8_E4M3FN;
   const std::pair<const char*, std::optional<at::Tensor>*> descales[] = {
-      {"q_descale", &p.q_descale}, {"k_descale", &p.k_descale}, {"v_descale", &p.v_descale}};
+      {names::kQDescale, &p.q_descale}, {names::kKDescale, &p.k_descale}, {names::kVDescale, &p.v_descale}};
   for (const auto& [name, slot] : descales) {
     const HostTensor* t = optional_input(inputs, name);
     if (t == nullptr) continue;
@@ -127,12 +127,12 @@ Problem describe(const Case& c, std::span<const HostTensor> inputs) {
     require_shape(*t, c.op, {p.batch, p.hkv});
     *slot = to_torch(*t);
   }
-  p.scale = attr_float(c.attrs, "scale", 1.0 / std::sqrt(static_cast<double>(p.d)));
-  p.causal = attr_int(c.attrs, "causal", 0) != 0;
-  p.window_left = attr_int(c.attrs, "window_left", -1);
+  p.scale = attr_float(c.attrs, names::kScale, 1.0 / std::sqrt(static_cast<double>(p.d)));
+  p.causal = attr_int(c.attrs, names::kCausal, 0) != 0;
+  p.window_left = attr_int(c.attrs, names::kWindowLeft, -1);
 
-  if (require_output(c, "o").shape != qs) throw std::invalid_argument("attention: output 'o' must have the shape of 'q'");
-  if (const TensorSpec* lse = c.find_output("lse")) {
+  if (require_output(c, names::kO).shape != qs) throw std::invalid_argument("attention: output 'o' must have the shape of 'q'");
+  if (const TensorSpec* lse = c.find_output(names::kLse)) {
     const std::vector<int64_t> want = p.varlen ? std::vector<int64_t>{p.hq, p.q_tokens} : std::vector<int64_t>{p.batch, p.hq, qs[1]};
     if (lse->shape != want) throw std::invalid_argument("attention: output 'lse' must be " + shape_text(want));
   }
@@ -229,11 +229,11 @@ void attend(const Problem& p, int64_t b, int64_t g, std::span<const int64_t> row
 
 std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor> inputs, const SamplePlan& plan) {
   const Problem p = describe(c, inputs);
-  const bool with_lse = c.find_output("lse") != nullptr;
+  const bool with_lse = c.find_output(names::kLse) != nullptr;
   const int64_t o_numel = p.q_tokens * p.hq * p.d;
   const int64_t lse_numel = p.q_tokens * p.hq;
-  const auto* o_sample = sampled(plan, "o", o_numel);
-  const auto* lse_sample = with_lse ? sampled(plan, "lse", lse_numel) : nullptr;
+  const auto* o_sample = sampled(plan, names::kO, o_numel);
+  const auto* lse_sample = with_lse ? sampled(plan, names::kLse, lse_numel) : nullptr;
 
   // Query rows (token * Hq + h) the outputs need, and the lse elements they produce.
   std::vector<int64_t> rows = rows_needed(o_sample, std::max<int64_t>(p.d, 1), p.d == 0 ? lse_numel : o_numel / p.d);
@@ -257,13 +257,13 @@ std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor
                    [&](int64_t, std::span<const int64_t> chunk) { attend(p, key.first, key.second, chunk, out); });
   }
 
-  std::vector<ReferenceOutput> result{out.o.emit("o", o_sample, o_numel)};
-  if (with_lse) result.push_back(out.lse.emit("lse", lse_sample, lse_numel));
+  std::vector<ReferenceOutput> result{out.o.emit(names::kO, o_sample, o_numel)};
+  if (with_lse) result.push_back(out.lse.emit(names::kLse, lse_sample, lse_numel));
   return result;
 }
 
 }  // namespace
 
-OPCERT_REGISTER_REFERENCE("attention", reference)
+OPCERT_REGISTER_REFERENCE(names::kOp, reference)
 
 }  // namespace opcert::ops::attention

@@ -50,10 +50,10 @@ FillSpec input_fill(bool descale) { return descale ? uniform(-kE4m3Max, kE4m3Max
 // represent and must handle apart (cuda.attention.warpspec_fp8). The other groups keep amax 1.
 std::vector<TensorSpec> descales(int64_t batch, int64_t hkv, bool zero_k) {
   std::vector<TensorSpec> out;
-  for (const char* name : {"q_descale", "k_descale", "v_descale"}) {
+  for (const char* name : {names::kQDescale, names::kKDescale, names::kVDescale}) {
     auto t = tensor(name, OPCERT_DTYPE_F32, {batch, hkv});
     t.fill = uniform(kAmaxLo / kE4m3Max, kAmaxHi / kE4m3Max);
-    if (zero_k && std::string_view(name) == "k_descale") {
+    if (zero_k && std::string_view(name) == names::kKDescale) {
       std::vector<double> factors(static_cast<std::size_t>(listed_count(t)));
       for (std::size_t i = 0; i < factors.size(); ++i) factors[i] = i % 2 == 0 ? 0.0 : 1.0 / kE4m3Max;
       t.fill = values(std::move(factors));
@@ -88,9 +88,9 @@ std::span<const ParamDef> parameters() {
 }
 
 void build_case(const json& params, Case& c) {
-  const ParamReader p("attention", parameters(), params);
+  const ParamReader p(names::kOp, parameters(), params);
   const auto common = read_common(p);
-  require_random_fill(common, "attention");
+  require_random_fill(common, names::kOp);
   const auto dtype = p.dtype("dtype", {OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16, OPCERT_DTYPE_F32, OPCERT_DTYPE_F8_E4M3FN});
   const bool fp8 = dtype == OPCERT_DTYPE_F8_E4M3FN;
   const auto out = fp8 ? OPCERT_DTYPE_BF16 : dtype;  // fp8 attention writes bf16 (FlashAttention-3)
@@ -124,15 +124,15 @@ void build_case(const json& params, Case& c) {
     require_positive("b", b, 0);
     require_positive("sq", sq, 0);
     require_positive("skv", skv, 0);
-    auto q = tensor("q", dtype, {b, sq, hq, d});
-    auto k = tensor("k", dtype, {b, skv, hkv, d});
-    auto v = tensor("v", dtype, {b, skv, hkv, d});
+    auto q = tensor(names::kQ, dtype, {b, sq, hq, d});
+    auto k = tensor(names::kK, dtype, {b, skv, hkv, d});
+    auto v = tensor(names::kV, dtype, {b, skv, hkv, d});
     q.fill = k.fill = v.fill = fill;
     c.inputs = {q, k, v};
     if (descale)
       for (auto& t : descales(b, hkv, zero_descale)) c.inputs.push_back(t);
-    c.outputs = {tensor("o", out, {b, sq, hq, d})};
-    if (lse) c.outputs.push_back(tensor("lse", OPCERT_DTYPE_F32, {b, hq, sq}));
+    c.outputs = {tensor(names::kO, out, {b, sq, hq, d})};
+    if (lse) c.outputs.push_back(tensor(names::kLse, OPCERT_DTYPE_F32, {b, hq, sq}));
   } else {
     for (const char* name : {"sq", "skv"})
       if (p.given(name)) fail(fmt::format("parameter '{}' is for layout 'bshd'; layout 'varlen' takes seqlens_q and seqlens_k", name));
@@ -148,11 +148,11 @@ void build_case(const json& params, Case& c) {
     for (auto len : seqlens_k) require_positive("seqlens_k", len, 0);
     int64_t tq = 0, tk = 0;
     const int64_t b = static_cast<int64_t>(seqlens_q.size());
-    auto q = tensor("q", dtype, {0, hq, d});
-    auto k = tensor("k", dtype, {0, hkv, d});
-    auto v = tensor("v", dtype, {0, hkv, d});
-    auto cu_q = tensor("cu_seqlens_q", OPCERT_DTYPE_I32, {b + 1});
-    auto cu_k = tensor("cu_seqlens_k", OPCERT_DTYPE_I32, {b + 1});
+    auto q = tensor(names::kQ, dtype, {0, hq, d});
+    auto k = tensor(names::kK, dtype, {0, hkv, d});
+    auto v = tensor(names::kV, dtype, {0, hkv, d});
+    auto cu_q = tensor(names::kCuSeqlensQ, OPCERT_DTYPE_I32, {b + 1});
+    auto cu_k = tensor(names::kCuSeqlensK, OPCERT_DTYPE_I32, {b + 1});
     cu_q.fill = values(prefix_sums("seqlens_q", seqlens_q, tq));
     cu_k.fill = values(prefix_sums("seqlens_k", seqlens_k, tk));
     q.shape[0] = tq;
@@ -161,12 +161,12 @@ void build_case(const json& params, Case& c) {
     c.inputs = {q, k, v, cu_q, cu_k};
     if (descale)
       for (auto& t : descales(b, hkv, zero_descale)) c.inputs.push_back(t);
-    c.outputs = {tensor("o", out, {tq, hq, d})};
-    if (lse) c.outputs.push_back(tensor("lse", OPCERT_DTYPE_F32, {hq, tq}));
+    c.outputs = {tensor(names::kO, out, {tq, hq, d})};
+    if (lse) c.outputs.push_back(tensor(names::kLse, OPCERT_DTYPE_F32, {hq, tq}));
   }
-  if (p.given("causal")) c.attrs["causal"] = int64_t{causal ? 1 : 0};
-  if (p.given("window_left")) c.attrs["window_left"] = window_left;
-  if (p.given("scale")) c.attrs["scale"] = p.number("scale");
+  if (p.given("causal")) c.attrs[names::kCausal] = int64_t{causal ? 1 : 0};
+  if (p.given("window_left")) c.attrs[names::kWindowLeft] = window_left;
+  if (p.given("scale")) c.attrs[names::kScale] = p.number("scale");
   c.dtype = fp8 ? declared_dtype(dtype, out) : std::string(dtype_name(dtype));
   finish_case(c, common);
 }

@@ -10,8 +10,8 @@ namespace opcert::ops::attention {
 void derive_tolerance(const Case& c, const ReferenceOutput& ref, OutputTolerance& t) {
   const double u = unit_roundoff(t.dtype);
   const double floor = least_subnormal(t.dtype);
-  const TensorSpec* q = c.find_input("q");
-  const TensorSpec* k = c.find_input("k");
+  const TensorSpec* q = c.find_input(names::kQ);
+  const TensorSpec* k = c.find_input(names::kK);
   const bool fp8 = q != nullptr && q->dtype == OPCERT_DTYPE_F8_E4M3FN;
   const auto d = static_cast<double>(q && !q->shape.empty() ? q->shape.back() : 1);
   const auto keys = static_cast<double>(k && k->shape.size() >= 3 ? k->shape[k->shape.size() - 3] : 1);
@@ -29,7 +29,7 @@ void derive_tolerance(const Case& c, const ReferenceOutput& ref, OutputTolerance
   const double u_probabilities = fp8 ? unit_roundoff(OPCERT_DTYPE_F8_E4M3FN) : 2.0 * u;
   const ReferenceOutput* r = &ref;
   const auto score_error = [=](std::size_t i) { return (2.0 * u_scores + 2.0 * std::sqrt(d) * ua) * r->condition_at(i); };
-  if (ref.name == "lse") {
+  if (ref.name == names::kLse) {
     // lse sums the exponentials before any rounding of p, in fp32 also in FlashAttention-3.
     t.relative = 4.0 * kAccumulationRoundoff;
     t.absolute = [=](std::size_t i) { return score_error(i) + 4.0 * kAccumulationRoundoff * std::log2(keys + 1.0); };

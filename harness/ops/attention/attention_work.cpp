@@ -44,18 +44,18 @@ std::vector<int64_t> prefix_sums(const Case& c, const std::string& name) {
 }  // namespace
 
 WorkModel work(const Case& c) {
-  const bool causal = attr_int(c.attrs, "causal", 0) != 0;
-  const int64_t window_left = attr_int(c.attrs, "window_left", -1);
-  const bool varlen = c.find_input("cu_seqlens_q") != nullptr;
-  const auto& q = work_operand(c, "q", varlen ? 3 : 4);
-  const auto& k = work_operand(c, "k", varlen ? 3 : 4);
+  const bool causal = attr_int(c.attrs, names::kCausal, 0) != 0;
+  const int64_t window_left = attr_int(c.attrs, names::kWindowLeft, -1);
+  const bool varlen = c.find_input(names::kCuSeqlensQ) != nullptr;
+  const auto& q = work_operand(c, names::kQ, varlen ? 3 : 4);
+  const auto& k = work_operand(c, names::kK, varlen ? 3 : 4);
   const int64_t heads = q.shape[q.shape.size() - 2];
   const int64_t d = q.shape.back();
 
   int64_t pairs = 0;  // per query head
   if (varlen) {
-    const auto cu_q = prefix_sums(c, "cu_seqlens_q");
-    const auto cu_k = prefix_sums(c, "cu_seqlens_k");
+    const auto cu_q = prefix_sums(c, names::kCuSeqlensQ);
+    const auto cu_k = prefix_sums(c, names::kCuSeqlensK);
     if (cu_q.size() != cu_k.size()) work_model_error(c, "cu_seqlens_q and cu_seqlens_k must list as many sequences");
     for (std::size_t b = 0; b + 1 < cu_q.size(); ++b)
       pairs += visible_pairs(cu_q[b + 1] - cu_q[b], cu_k[b + 1] - cu_k[b], causal, window_left);

@@ -1,11 +1,15 @@
 #include <fmt/format.h>
 
+#include <opcert/sdk/ops/collectives.h>
+
 #include <stdexcept>
 
 #include "model/dtype.h"
 #include "ops/common/collective_operands.h"
 
 namespace opcert::ops::common {
+
+namespace collective = sdk::collective_names;  // the operands' names, the SDK's
 
 using namespace opkit;
 
@@ -31,14 +35,14 @@ void build_collective(std::string_view op, std::span<const ParamDef> defs, const
     throw std::invalid_argument(fmt::format("parameter 'count' must be in [0, 2^31 - 1], not {}", count));
   for (const auto& d : defs) {
     if (!p.given(d.name)) continue;
-    if (d.name == "reduce_op") c.attrs["reduce_op"] = p.choice("reduce_op", {"sum", "max", "min", "avg"});
-    if (d.name == "root") c.attrs["root"] = p.integer("root");
-    if (d.name == "in_place") c.attrs["in_place"] = int64_t{p.boolean("in_place") ? 1 : 0};
+    if (d.name == "reduce_op") c.attrs[collective::kReduceOp] = p.choice("reduce_op", {"sum", "max", "min", "avg"});
+    if (d.name == "root") c.attrs[collective::kRoot] = p.integer("root");
+    if (d.name == "in_place") c.attrs[collective::kInPlace] = int64_t{p.boolean("in_place") ? 1 : 0};
   }
-  auto x = tensor("x", dtype, {count});
+  auto x = tensor(collective::kX, dtype, {count});
   x.fill.kind = FillSpec::Kind::kExact;  // integer-valued by construction (check/collectives/rank_inputs.h)
   c.inputs = {x};
-  c.outputs = {tensor("y", dtype, {count})};
+  c.outputs = {tensor(collective::kY, dtype, {count})};
   c.fill_mode = FillMode::kExact;
   c.dtype = std::string(dtype_name(dtype));
   c.tags.push_back("exact");

@@ -1,5 +1,7 @@
 #include "ops/common/dot_product.h"
 
+#include <opcert/sdk/ops/gemm.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -7,9 +9,11 @@
 
 namespace opcert::ops::common {
 
+namespace dot = sdk::gemm_names;  // every GEMM's a and c (gemm_fp8's and gemm_int8's are spelled alike)
+
 void dot_product_tolerance(const Case& c, const ReferenceOutput& ref, OutputTolerance& t, double sum_roundoff,
                            double input_roundoff) {
-  const TensorSpec* a = c.find_input("a");
+  const TensorSpec* a = c.find_input(dot::kA);
   const double k = a && !a->shape.empty() ? static_cast<double>(a->shape.back()) : 1.0;
   const double floor = least_subnormal(t.dtype);
   if (c.fill_mode != FillMode::kRandom) {
@@ -34,8 +38,8 @@ void dot_product_tolerance(const Case& c, const ReferenceOutput& ref, OutputTole
 }
 
 WorkModel dot_product_work(const Case& c, std::string peak_key) {
-  const auto& a = work_operand(c, "a", 2);
-  const auto& out = work_operand(c, "c", 2);
+  const auto& a = work_operand(c, dot::kA, 2);
+  const auto& out = work_operand(c, dot::kC, 2);
   const double m = static_cast<double>(a.shape[0]), k = static_cast<double>(a.shape[1]);
   const double n = static_cast<double>(out.shape[1]);  // from c: the same whatever b's layout is
   return {2 * m * n * k, operand_bytes(c), std::move(peak_key), true};

@@ -1,10 +1,14 @@
 #include "ops/common/norm_operands.h"
 
+#include <opcert/sdk/ops/norm.h>
+
 #include <fmt/format.h>
 
 #include <stdexcept>
 
 namespace opcert::ops::common {
+
+namespace norm = sdk::norm_names;  // the operands' names, the SDK's
 
 using namespace opkit;
 
@@ -25,31 +29,31 @@ void build_norm(std::string_view op, std::span<const ParamDef> defs, bool with_b
   if (h < 1) throw std::invalid_argument(fmt::format("parameter 'h' must be >= 1, not {}", h));
 
   // x of a few units; weights near 1 (trained norms are), biases small.
-  auto x = tensor("x", dtype, {t, h});
+  auto x = tensor(norm::kX, dtype, {t, h});
   x.fill = uniform(-2, 2);
   c.inputs = {x};
   if (p.boolean("weight")) {
-    auto w = tensor("weight", dtype, {h});
+    auto w = tensor(norm::kWeight, dtype, {h});
     w.fill = uniform(0.5, 1.5);
     c.inputs.push_back(w);
   }
   if (with_bias && p.boolean("bias")) {
-    auto b = tensor("bias", dtype, {h});
+    auto b = tensor(norm::kBias, dtype, {h});
     b.fill = uniform(-0.5, 0.5);
     c.inputs.push_back(b);
   }
   const bool residual = p.boolean("residual");
   if (residual) {
-    auto r = tensor("residual", dtype, {t, h});
+    auto r = tensor(norm::kResidual, dtype, {t, h});
     r.fill = uniform(-2, 2);
     c.inputs.push_back(r);
   }
-  c.outputs = {tensor("y", dtype, {t, h})};
-  if (residual) c.outputs.push_back(tensor("residual_out", dtype, {t, h}));
+  c.outputs = {tensor(norm::kY, dtype, {t, h})};
+  if (residual) c.outputs.push_back(tensor(norm::kResidualOut, dtype, {t, h}));
   if (p.given("eps")) {
     const double eps = p.number("eps");
     if (!(eps >= 0)) throw std::invalid_argument(fmt::format("parameter 'eps' must be >= 0, not {}", eps));
-    c.attrs["eps"] = eps;
+    c.attrs[norm::kEps] = eps;
   }
   c.dtype = std::string(dtype_name(dtype));
   finish_case(c, common);

@@ -1,11 +1,16 @@
 #include "ops/common/norm_reference.h"
 
+#include <opcert/sdk/ops/norm.h>
+
 #include <stdexcept>
 
 #include "model/attr.h"
 #include "reference/reference_support.h"
 
 namespace opcert::ops::common {
+
+namespace norm = sdk::norm_names;  // the operands' names, the SDK's
+
 namespace {
 
 using namespace reference_detail;
@@ -51,13 +56,13 @@ RowBlock normalise(const at::Tensor& r, const NormOperands& ops, NormKind kind, 
 std::vector<ReferenceOutput> norm_reference(const Case& c, std::span<const HostTensor> inputs, const SamplePlan& plan,
                                             NormKind kind, double default_eps) {
   NormOperands ops;
-  ops.x = &require_input(inputs, c.op, "x");
+  ops.x = &require_input(inputs, c.op, norm::kX);
   require_rank(*ops.x, c.op, 2);
   const int64_t t = ops.x->spec.shape[0];
   const int64_t h = ops.x->spec.shape[1];
-  ops.weight = optional_input(inputs, "weight");
-  ops.residual = optional_input(inputs, "residual");
-  if (kind == NormKind::kLayer) ops.bias = optional_input(inputs, "bias");
+  ops.weight = optional_input(inputs, norm::kWeight);
+  ops.residual = optional_input(inputs, norm::kResidual);
+  if (kind == NormKind::kLayer) ops.bias = optional_input(inputs, norm::kBias);
   if (ops.weight != nullptr) {
     require_shape(*ops.weight, c.op, {h});
     ops.w = to_torch(*ops.weight).unsqueeze(0);
@@ -67,20 +72,20 @@ std::vector<ReferenceOutput> norm_reference(const Case& c, std::span<const HostT
     ops.b = to_torch(*ops.bias).unsqueeze(0);
   }
   if (ops.residual != nullptr) require_shape(*ops.residual, c.op, {t, h});
-  const double eps = attr_float(c.attrs, "eps", default_eps);
+  const double eps = attr_float(c.attrs, norm::kEps, default_eps);
 
-  const TensorSpec& y_spec = require_output(c, "y");
+  const TensorSpec& y_spec = require_output(c, norm::kY);
   if (y_spec.shape != ops.x->spec.shape) throw std::invalid_argument(c.op + ": output 'y' must have the shape of 'x'");
   const bool with_residual_out = ops.residual != nullptr;
   if (with_residual_out) {
-    if (require_output(c, "residual_out").shape != ops.x->spec.shape)
+    if (require_output(c, norm::kResidualOut).shape != ops.x->spec.shape)
       throw std::invalid_argument(c.op + ": output 'residual_out' must have the shape of 'x'");
-  } else if (c.find_output("residual_out") != nullptr) {
+  } else if (c.find_output(norm::kResidualOut) != nullptr) {
     throw std::invalid_argument(c.op + ": output 'residual_out' needs input 'residual'");
   }
 
-  const auto* y_sample = sampled(plan, "y", t * h);
-  const auto* r_sample = with_residual_out ? sampled(plan, "residual_out", t * h) : nullptr;
+  const auto* y_sample = sampled(plan, norm::kY, t * h);
+  const auto* r_sample = with_residual_out ? sampled(plan, norm::kResidualOut, t * h) : nullptr;
   std::vector<int64_t> rows = rows_needed(y_sample, h, t);
   if (with_residual_out) rows = merge_rows(rows, rows_needed(r_sample, h, t));
   RowCollector y_out(rows, h, false);
@@ -99,8 +104,8 @@ std::vector<ReferenceOutput> norm_reference(const Case& c, std::span<const HostT
     y_out.put_range(first, normalise(r, ops, kind, eps));
   });
 
-  std::vector<ReferenceOutput> out{y_out.emit("y", y_sample, t * h)};
-  if (with_residual_out) out.push_back(r_out.emit("residual_out", r_sample, t * h));
+  std::vector<ReferenceOutput> out{y_out.emit(norm::kY, y_sample, t * h)};
+  if (with_residual_out) out.push_back(r_out.emit(norm::kResidualOut, r_sample, t * h));
   return out;
 }
 

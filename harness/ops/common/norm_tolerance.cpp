@@ -1,19 +1,23 @@
 #include "ops/common/norm_tolerance.h"
 
+#include <opcert/sdk/ops/norm.h>
+
 #include <cmath>
 
 #include "model/scalar_codec.h"
 
 namespace opcert::ops::common {
 
+namespace norm = sdk::norm_names;  // the operands' names, the SDK's
+
 void norm_tolerance(const Case& c, const ReferenceOutput& ref, OutputTolerance& t, bool row_statistics_in_t) {
   const double u = unit_roundoff(t.dtype);
   const double ua = kAccumulationRoundoff;
   const double floor = least_subnormal(t.dtype);
-  const TensorSpec* x = c.find_input("x");
+  const TensorSpec* x = c.find_input(norm::kX);
   const auto h = static_cast<double>(x && !x->shape.empty() ? x->shape.back() : 1);
   const ReferenceOutput* r = &ref;
-  if (ref.name == "residual_out") {  // one rounding of an fp32 sum (2u: it may be rounded twice)
+  if (ref.name == norm::kResidualOut) {  // one rounding of an fp32 sum (2u: it may be rounded twice)
     t.relative = 2.0 * u;
     t.absolute = [=](std::size_t i) { return floor + ua * r->magnitude_at(i); };
     // Where fp32 holds the exact sum, the fp32 addition is exact: the rounding into T is decided,

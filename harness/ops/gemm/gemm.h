@@ -2,14 +2,18 @@
 // accumulation; b may be given [K, N]; fp32 may opt in to TF32 input rounding (allow_tf32).
 // What the harness knows of it, one file each: the parameters and case builder (gemm_spec.cpp),
 // the golden reference (gemm_reference.cpp), the tolerance (gemm_tolerance.cpp), the work model
-// (gemm_work.cpp), and the descriptor that registers them (gemm_op.cpp).
+// (gemm_work.cpp), and the descriptor that registers them (gemm_op.cpp). The operands' names
+// are the SDK's (opcert/sdk/ops/gemm.h), the one contract backends parse calls with.
 #pragma once
+
+#include <opcert/sdk/ops/gemm.h>
 
 #include "opkit/op_descriptor.h"
 
 namespace opcert::ops::gemm {
 
 using namespace opcert::opkit;
+namespace names = sdk::gemm_names;
 
 std::span<const ParamDef> parameters();
 void build_case(const json& params, Case& c);

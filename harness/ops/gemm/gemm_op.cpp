@@ -6,7 +6,7 @@ namespace opcert::ops::gemm {
 namespace {
 
 const OpDescriptor kGemm{
-    .name = "gemm",
+    .name = names::kOp,
     .family = OpFamily::kCompute,
     .order = 10,
     .summary = "C = A B^T (+ bias); fp32/fp16/bf16, fp32 accumulate",

@@ -17,10 +17,10 @@ using common::ScaledDot;
 using common::scaled_dot_reference;
 
 std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor> inputs, const SamplePlan& plan) {
-  const HostTensor& a = require_input(inputs, c.op, "a");
-  const HostTensor& b = require_input(inputs, c.op, "b");
-  const HostTensor* bias = optional_input(inputs, "bias");
-  const std::string layout = attr_string(c.attrs, "b_layout", "nk");
+  const HostTensor& a = require_input(inputs, c.op, names::kA);
+  const HostTensor& b = require_input(inputs, c.op, names::kB);
+  const HostTensor* bias = optional_input(inputs, names::kBias);
+  const std::string layout = attr_string(c.attrs, names::kBLayout, "nk");
   if (layout != "nk" && layout != "kn") throw std::invalid_argument("gemm: b_layout must be \"nk\" or \"kn\", got \"" + layout + "\"");
 
   allows_tf32(c);  // validates the attribute: 0 or 1, and 1 only with fp32 operands
@@ -39,13 +39,13 @@ std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor
     require_shape(*bias, c.op, {p.n});
     p.bias = to_torch(*bias);
   }
-  const TensorSpec& out = require_output(c, "c");
+  const TensorSpec& out = require_output(c, names::kC);
   if (out.shape != std::vector<int64_t>{p.m, p.n}) throw std::invalid_argument("gemm: output 'c' must be [M, N]");
-  return {scaled_dot_reference("c", p, sampled(plan, "c", p.m * p.n))};
+  return {scaled_dot_reference(names::kC, p, sampled(plan, names::kC, p.m * p.n))};
 }
 
 }  // namespace
 
-OPCERT_REGISTER_REFERENCE("gemm", reference)
+OPCERT_REGISTER_REFERENCE(names::kOp, reference)
 
 }  // namespace opcert::ops::gemm

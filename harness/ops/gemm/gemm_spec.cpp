@@ -23,7 +23,7 @@ std::span<const ParamDef> parameters() {
 }
 
 void build_case(const json& params, Case& c) {
-  const ParamReader p("gemm", parameters(), params);
+  const ParamReader p(names::kOp, parameters(), params);
   const auto common = read_common(p);
   const auto dtype = p.dtype("dtype", {OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16});
   const int64_t m = p.size("m"), n = p.size("n"), k = p.size("k");
@@ -51,19 +51,19 @@ void build_case(const json& params, Case& c) {
   const auto range = static_cast<double>(rounding ? rounding_dot_range(k, dtype, dtype) : 0);
   const FillSpec dense = exact ? integers(-2, 2, 1.0) : rounding ? integers(-range, range, 1.0) : uniform(-1, 1);
 
-  auto a = tensor("a", dtype, {m, k});
+  auto a = tensor(names::kA, dtype, {m, k});
   a.fill = exact ? integers(-2, 2, exact_dot_density(k, dtype)) : dense;
-  auto b = tensor("b", dtype, layout == "nk" ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n});
+  auto b = tensor(names::kB, dtype, layout == "nk" ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n});
   b.fill = dense;
   c.inputs = {a, b};
   if (bias) {
-    auto t = tensor("bias", dtype, {n});
+    auto t = tensor(names::kBias, dtype, {n});
     t.fill = dense;
     c.inputs.push_back(t);
   }
-  c.outputs = {tensor("c", dtype, {m, n})};
-  if (p.given("b_layout")) c.attrs["b_layout"] = layout;
-  if (p.given("allow_tf32")) c.attrs["allow_tf32"] = int64_t{allow_tf32 ? 1 : 0};
+  c.outputs = {tensor(names::kC, dtype, {m, n})};
+  if (p.given("b_layout")) c.attrs[names::kBLayout] = layout;
+  if (p.given("allow_tf32")) c.attrs[names::kAllowTf32] = int64_t{allow_tf32 ? 1 : 0};
   c.dtype = std::string(dtype_name(dtype));
   finish_case(c, common);
 }

@@ -8,7 +8,7 @@
 namespace opcert::ops::gemm {
 
 WorkModel work(const Case& c) {
-  const auto& a = work_operand(c, "a", 2);
+  const auto& a = work_operand(c, names::kA, 2);
   return common::dot_product_work(c, std::string(allows_tf32(c) ? kTf32PeakKey : dtype_name(a.dtype)));
 }
 

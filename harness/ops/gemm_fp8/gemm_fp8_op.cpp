@@ -6,7 +6,7 @@ namespace opcert::ops::gemm_fp8 {
 namespace {
 
 const OpDescriptor kGemmFp8{
-    .name = "gemm_fp8",
+    .name = names::kOp,
     .family = OpFamily::kCompute,
     .order = 20,
     .summary = "scaled fp8 GEMM (e4m3/e5m2; per-tensor, per-token x per-channel, block scales)",

@@ -19,10 +19,10 @@ using common::scaled_dot_reference;
 bool is_fp8(opcert_dtype d) { return d == OPCERT_DTYPE_F8_E4M3FN || d == OPCERT_DTYPE_F8_E5M2; }
 
 std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor> inputs, const SamplePlan& plan) {
-  const HostTensor& a = require_input(inputs, c.op, "a");
-  const HostTensor& b = require_input(inputs, c.op, "b");
-  const HostTensor& a_scale = require_input(inputs, c.op, "a_scale");
-  const HostTensor& b_scale = require_input(inputs, c.op, "b_scale");
+  const HostTensor& a = require_input(inputs, c.op, names::kA);
+  const HostTensor& b = require_input(inputs, c.op, names::kB);
+  const HostTensor& a_scale = require_input(inputs, c.op, names::kAScale);
+  const HostTensor& b_scale = require_input(inputs, c.op, names::kBScale);
   require_rank(a, c.op, 2);
   require_rank(b, c.op, 2);
   if (!is_fp8(a.spec.dtype) || !is_fp8(b.spec.dtype)) throw std::invalid_argument("gemm_fp8: 'a' and 'b' must be fp8");
@@ -34,7 +34,7 @@ std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor
   p.n = b.spec.shape[0];
   require_shape(b, c.op, {p.n, p.k});
 
-  const std::string scaling = attr_string(c.attrs, "scaling", "tensor");
+  const std::string scaling = attr_string(c.attrs, names::kScaling, "tensor");
   if (scaling == "tensor") {
     require_shape(a_scale, c.op, {1});
     require_shape(b_scale, c.op, {1});
@@ -46,7 +46,7 @@ std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor
     p.a_weight = to_torch(a_scale).unsqueeze(1);
     p.b_weight = to_torch(b_scale).unsqueeze(1);
   } else if (scaling == "block") {
-    const int64_t block = attr_int(c.attrs, "block_size", 128);
+    const int64_t block = attr_int(c.attrs, names::kBlockSize, 128);
     if (block <= 0) throw std::invalid_argument(fmt::format("gemm_fp8: block_size must be positive, got {}", block));
     const int64_t k_blocks = (p.k + block - 1) / block;
     const int64_t n_blocks = (p.n + block - 1) / block;
@@ -61,17 +61,17 @@ std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor
   } else {
     throw std::invalid_argument("gemm_fp8: scaling must be \"tensor\", \"channel\" or \"block\", got \"" + scaling + "\"");
   }
-  if (const HostTensor* bias = optional_input(inputs, "bias")) {
+  if (const HostTensor* bias = optional_input(inputs, names::kBias)) {
     require_shape(*bias, c.op, {p.n});
     p.bias = to_torch(*bias);
   }
-  const TensorSpec& out = require_output(c, "c");
+  const TensorSpec& out = require_output(c, names::kC);
   if (out.shape != std::vector<int64_t>{p.m, p.n}) throw std::invalid_argument("gemm_fp8: output 'c' must be [M, N]");
-  return {scaled_dot_reference("c", p, sampled(plan, "c", p.m * p.n))};
+  return {scaled_dot_reference(names::kC, p, sampled(plan, names::kC, p.m * p.n))};
 }
 
 }  // namespace
 
-OPCERT_REGISTER_REFERENCE("gemm_fp8", reference)
+OPCERT_REGISTER_REFERENCE(names::kOp, reference)
 
 }  // namespace opcert::ops::gemm_fp8

@@ -35,7 +35,7 @@ std::span<const ParamDef> parameters() {
 }
 
 void build_case(const json& params, Case& c) {
-  const ParamReader p("gemm_fp8", parameters(), params);
+  const ParamReader p(names::kOp, parameters(), params);
   const auto common = read_common(p);
   const auto a_dtype = p.dtype("a_dtype", {OPCERT_DTYPE_F8_E4M3FN, OPCERT_DTYPE_F8_E5M2});
   const auto b_dtype = p.dtype("b_dtype", {OPCERT_DTYPE_F8_E4M3FN, OPCERT_DTYPE_F8_E5M2});
@@ -60,10 +60,10 @@ void build_case(const json& params, Case& c) {
   // Rounding: partial sums below 2^13, exact even in Hopper's fp8 accumulators (about 14 bits).
   const auto narrower = significand_bits(a_dtype) <= significand_bits(b_dtype) ? a_dtype : b_dtype;
   const auto range = static_cast<double>(rounding ? rounding_dot_range(k, narrower, out, 13) : 0);
-  auto a = tensor("a", a_dtype, {m, k});
-  auto b = tensor("b", b_dtype, {n, k});
-  auto a_scale = tensor("a_scale", OPCERT_DTYPE_F32, a_scale_shape);
-  auto b_scale = tensor("b_scale", OPCERT_DTYPE_F32, b_scale_shape);
+  auto a = tensor(names::kA, a_dtype, {m, k});
+  auto b = tensor(names::kB, b_dtype, {n, k});
+  auto a_scale = tensor(names::kAScale, OPCERT_DTYPE_F32, a_scale_shape);
+  auto b_scale = tensor(names::kBScale, OPCERT_DTYPE_F32, b_scale_shape);
   if (exact || rounding) {
     // Small integers are exact in both fp8 formats; power-of-two scales keep every product exact.
     a.fill = rounding ? integers(-range, range, 1.0) : integers(-2, 2, exact_dot_density(k, out));
@@ -78,12 +78,12 @@ void build_case(const json& params, Case& c) {
   }
   c.inputs = {a, b, a_scale, b_scale};
   if (bias) {
-    auto t = tensor("bias", out, {n});
+    auto t = tensor(names::kBias, out, {n});
     t.fill = exact ? integers(-2, 2, 1.0) : rounding ? integers(-range, range, 1.0) : uniform(-1, 1);
     c.inputs.push_back(t);
   }
-  c.outputs = {tensor("c", out, {m, n})};
-  if (p.given("scaling")) c.attrs["scaling"] = scaling;
+  c.outputs = {tensor(names::kC, out, {m, n})};
+  if (p.given("scaling")) c.attrs[names::kScaling] = scaling;
   c.dtype = declared_dtype(a_dtype, b_dtype, out);
   finish_case(c, common);
 }

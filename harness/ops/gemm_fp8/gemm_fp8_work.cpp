@@ -7,7 +7,7 @@
 namespace opcert::ops::gemm_fp8 {
 
 WorkModel work(const Case& c) {
-  return common::dot_product_work(c, std::string(dtype_name(work_operand(c, "a", 2).dtype)));
+  return common::dot_product_work(c, std::string(dtype_name(work_operand(c, names::kA, 2).dtype)));
 }
 
 }  // namespace opcert::ops::gemm_fp8

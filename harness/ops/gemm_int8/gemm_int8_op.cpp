@@ -6,7 +6,7 @@ namespace opcert::ops::gemm_int8 {
 namespace {
 
 const OpDescriptor kGemmInt8{
-    .name = "gemm_int8",
+    .name = names::kOp,
     .family = OpFamily::kCompute,
     .order = 30,
     .summary = "int8 GEMM, int32 exact or dequantized output",

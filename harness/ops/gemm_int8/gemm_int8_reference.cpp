@@ -28,8 +28,8 @@ void epilogue_magnitude(ReferenceOutput& r, const ScaledDot& p) {
 }
 
 std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor> inputs, const SamplePlan& plan) {
-  const HostTensor& a = require_input(inputs, c.op, "a");
-  const HostTensor& b = require_input(inputs, c.op, "b");
+  const HostTensor& a = require_input(inputs, c.op, names::kA);
+  const HostTensor& b = require_input(inputs, c.op, names::kB);
   require_rank(a, c.op, 2);
   require_rank(b, c.op, 2);
   if (a.spec.dtype != OPCERT_DTYPE_I8 || b.spec.dtype != OPCERT_DTYPE_I8)
@@ -42,27 +42,27 @@ std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor
   p.n = b.spec.shape[0];
   require_shape(b, c.op, {p.n, p.k});
 
-  const TensorSpec& out = require_output(c, "c");
+  const TensorSpec& out = require_output(c, names::kC);
   if (out.shape != std::vector<int64_t>{p.m, p.n}) throw std::invalid_argument("gemm_int8: output 'c' must be [M, N]");
   if (out.dtype != OPCERT_DTYPE_I32) {  // dequantized
-    const HostTensor& a_scale = require_input(inputs, c.op, "a_scale");
-    const HostTensor& b_scale = require_input(inputs, c.op, "b_scale");
+    const HostTensor& a_scale = require_input(inputs, c.op, names::kAScale);
+    const HostTensor& b_scale = require_input(inputs, c.op, names::kBScale);
     require_shape(a_scale, c.op, {p.m});
     require_shape(b_scale, c.op, {p.n});
     p.a_weight = to_torch(a_scale).unsqueeze(1);
     p.b_weight = to_torch(b_scale).unsqueeze(1);
-    if (const HostTensor* bias = optional_input(inputs, "bias")) {
+    if (const HostTensor* bias = optional_input(inputs, names::kBias)) {
       require_shape(*bias, c.op, {p.n});
       p.bias = to_torch(*bias);
     }
   }
-  ReferenceOutput r = scaled_dot_reference("c", p, sampled(plan, "c", p.m * p.n));
+  ReferenceOutput r = scaled_dot_reference(names::kC, p, sampled(plan, names::kC, p.m * p.n));
   if (out.dtype != OPCERT_DTYPE_I32) epilogue_magnitude(r, p);
   return {std::move(r)};
 }
 
 }  // namespace
 
-OPCERT_REGISTER_REFERENCE("gemm_int8", reference)
+OPCERT_REGISTER_REFERENCE(names::kOp, reference)
 
 }  // namespace opcert::ops::gemm_int8

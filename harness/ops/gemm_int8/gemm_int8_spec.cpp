@@ -63,7 +63,7 @@ std::span<const ParamDef> parameters() {
 }
 
 void build_case(const json& params, Case& c) {
-  const ParamReader p("gemm_int8", parameters(), params);
+  const ParamReader p(names::kOp, parameters(), params);
   const auto common = read_common(p);
   const auto out = p.dtype("out_dtype", {OPCERT_DTYPE_I32, OPCERT_DTYPE_BF16, OPCERT_DTYPE_F16});
   const int64_t m = p.size("m"), n = p.size("n"), k = p.size("k");
@@ -89,8 +89,8 @@ void build_case(const json& params, Case& c) {
   const bool rounding = common.fill == FillMode::kRounding;
   if (rounding && !dequantized) throw std::invalid_argument("fill 'rounding' needs a dequantized out_dtype (bf16 or fp16): an int32 output is never rounded");
   const auto range = static_cast<double>(rounding ? rounding_dot_range(k, OPCERT_DTYPE_I8, out) : 127);
-  auto a = tensor("a", OPCERT_DTYPE_I8, {m, k});
-  auto b = tensor("b", OPCERT_DTYPE_I8, {n, k});
+  auto a = tensor(names::kA, OPCERT_DTYPE_I8, {m, k});
+  auto b = tensor(names::kB, OPCERT_DTYPE_I8, {n, k});
   a.fill = exact ? integers(-2, 2, exact_dot_density(k, out)) : integers(-range, range, 1.0);
   b.fill = exact ? integers(-2, 2, 1.0) : integers(-range, range, 1.0);
   if (!pattern.empty()) {
@@ -99,8 +99,8 @@ void build_case(const json& params, Case& c) {
   }
   c.inputs = {a, b};
   if (dequantized) {
-    auto a_scale = tensor("a_scale", OPCERT_DTYPE_F32, {m});
-    auto b_scale = tensor("b_scale", OPCERT_DTYPE_F32, {n});
+    auto a_scale = tensor(names::kAScale, OPCERT_DTYPE_F32, {m});
+    auto b_scale = tensor(names::kBScale, OPCERT_DTYPE_F32, {n});
     // Random scales of a typical int8 quantization (amax / 127 for activations of a few units).
     a_scale.fill = exact || rounding ? values(power_of_two_scales(listed_count(a_scale))) : uniform(1e-3, 1e-2);
     b_scale.fill = exact || rounding ? values(power_of_two_scales(listed_count(b_scale))) : uniform(1e-3, 1e-2);
@@ -111,12 +111,12 @@ void build_case(const json& params, Case& c) {
     c.inputs.push_back(a_scale);
     c.inputs.push_back(b_scale);
     if (bias) {
-      auto t = tensor("bias", out, {n});
+      auto t = tensor(names::kBias, out, {n});
       t.fill = exact ? integers(-2, 2, 1.0) : rounding ? integers(-range, range, 1.0) : uniform(-1, 1);
       c.inputs.push_back(t);
     }
   }
-  c.outputs = {tensor("c", out, {m, n})};
+  c.outputs = {tensor(names::kC, out, {m, n})};
   c.dtype = declared_dtype(OPCERT_DTYPE_I8, out);
   finish_case(c, common);
 }

@@ -6,7 +6,7 @@ namespace opcert::ops::layer_norm {
 namespace {
 
 const OpDescriptor kLayerNorm{
-    .name = "layer_norm",
+    .name = names::kOp,
     .family = OpFamily::kCompute,
     .order = 70,
     .summary = "LayerNorm with optional weight/bias and fused residual add",

@@ -9,6 +9,6 @@ std::span<const ParamDef> parameters() {
   return defs;
 }
 
-void build_case(const json& params, Case& c) { common::build_norm("layer_norm", parameters(), true, params, c); }
+void build_case(const json& params, Case& c) { common::build_norm(names::kOp, parameters(), true, params, c); }
 
 }  // namespace opcert::ops::layer_norm

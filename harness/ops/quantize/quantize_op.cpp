@@ -6,7 +6,7 @@ namespace opcert::ops::quantize {
 namespace {
 
 const OpDescriptor kQuantize{
-    .name = "quantize",
+    .name = names::kOp,
     .family = OpFamily::kCompute,
     .order = 40,
     .summary = "dynamic per-token or per-tensor quantization to int8/fp8",

@@ -44,20 +44,20 @@ at::Tensor row_amax(const at::Tensor& x) {
 }
 
 std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor> inputs, const SamplePlan& plan) {
-  const HostTensor& x = require_input(inputs, c.op, "x");
+  const HostTensor& x = require_input(inputs, c.op, names::kX);
   require_rank(x, c.op, 2);
   const int64_t m = x.spec.shape[0];
   const int64_t k = x.spec.shape[1];
-  const TensorSpec& q_spec = require_output(c, "q");
-  const TensorSpec& scale_spec = require_output(c, "scale");
+  const TensorSpec& q_spec = require_output(c, names::kQ);
+  const TensorSpec& scale_spec = require_output(c, names::kScale);
   if (q_spec.shape != x.spec.shape) throw std::invalid_argument("quantize: output 'q' must have the shape of 'x'");
   const double qmax = qmax_of(q_spec.dtype);
-  const std::string granularity = attr_string(c.attrs, "granularity", "token");
-  const auto* q_sample = sampled(plan, "q", m * k);
+  const std::string granularity = attr_string(c.attrs, names::kGranularity, "token");
+  const auto* q_sample = sampled(plan, names::kQ, m * k);
 
   if (granularity == "token") {
     if (scale_spec.shape != std::vector<int64_t>{m}) throw std::invalid_argument("quantize: output 'scale' must be [M]");
-    const auto* s_sample = sampled(plan, "scale", m);
+    const auto* s_sample = sampled(plan, names::kScale, m);
     const std::vector<int64_t> rows = merge_rows(rows_needed(q_sample, k, m), rows_needed(s_sample, 1, m));
     RowCollector q_out(rows, k, false);
     RowCollector s_out(rows, 1, false);
@@ -67,7 +67,7 @@ std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor
       q_out.put_range(first, quotient(xr, exact_scale, qmax));
       s_out.put_range(first, scale_block(exact_scale));
     });
-    return {q_out.emit("q", q_sample, m * k), s_out.emit("scale", s_sample, m)};
+    return {q_out.emit(names::kQ, q_sample, m * k), s_out.emit(names::kScale, s_sample, m)};
   }
   if (granularity != "tensor")
     throw std::invalid_argument("quantize: granularity must be \"token\" or \"tensor\", got \"" + granularity + "\"");
@@ -86,11 +86,11 @@ std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor
     const at::Tensor xr = gather_rows(x, k, chunk);
     q_out.put_range(first, quotient(xr, exact_scale.expand({xr.size(0)}), qmax));
   });
-  return {q_out.emit("q", q_sample, m * k), s_out.emit("scale", sampled(plan, "scale", 1), 1)};
+  return {q_out.emit(names::kQ, q_sample, m * k), s_out.emit(names::kScale, sampled(plan, names::kScale, 1), 1)};
 }
 
 }  // namespace
 
-OPCERT_REGISTER_REFERENCE("quantize", reference)
+OPCERT_REGISTER_REFERENCE(names::kOp, reference)
 
 }  // namespace opcert::ops::quantize

@@ -20,7 +20,7 @@ std::span<const ParamDef> parameters() {
 }
 
 void build_case(const json& params, Case& c) {
-  const ParamReader p("quantize", parameters(), params);
+  const ParamReader p(names::kOp, parameters(), params);
   const auto common = read_common(p);
   const auto in = p.dtype("in_dtype", {OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16});
   const auto out = p.dtype("out_dtype", {OPCERT_DTYPE_I8, OPCERT_DTYPE_F8_E4M3FN, OPCERT_DTYPE_F8_E5M2});
@@ -29,7 +29,7 @@ void build_case(const json& params, Case& c) {
   allow_specials(common, {"large", "-large"}, "is outside the quantize contract (NaN and Inf inputs are undefined)");
 
   // Activations of a few units; exact mode gives small integers.
-  auto x = tensor("x", in, {m, k});
+  auto x = tensor(names::kX, in, {m, k});
   x.fill = common.fill == FillMode::kExact ? integers(-8, 8, 1.0) : uniform(-8, 8);
   if (common.fill == FillMode::kRounding) {
     // Each row's amax is qmax * 2^-4 (its last element, + and - in turn), so the scale is 2^-4
@@ -42,8 +42,8 @@ void build_case(const json& params, Case& c) {
     x.fill.specials = {qmax * scale, -qmax * scale};
   }
   c.inputs = {x};
-  c.outputs = {tensor("q", out, {m, k}), tensor("scale", OPCERT_DTYPE_F32, {granularity == "token" ? m : 1})};
-  if (p.given("granularity")) c.attrs["granularity"] = granularity;
+  c.outputs = {tensor(names::kQ, out, {m, k}), tensor(names::kScale, OPCERT_DTYPE_F32, {granularity == "token" ? m : 1})};
+  if (p.given("granularity")) c.attrs[names::kGranularity] = granularity;
   c.dtype = declared_dtype(in, out);
   finish_case(c, common);
 }

@@ -9,7 +9,7 @@
 namespace opcert::ops::quantize {
 
 void derive_tolerance(const Case& c, const ReferenceOutput& ref, OutputTolerance& t) {
-  if (ref.name == "q") {
+  if (ref.name == names::kQ) {
     t.rule = OutputTolerance::Rule::kQuantizedCode;
     if (c.fill_mode == FillMode::kRounding) {  // a power-of-two scale: the quotient is exact
       t.noise = [](std::size_t) { return 0.0; };

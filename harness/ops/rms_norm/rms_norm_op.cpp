@@ -6,7 +6,7 @@ namespace opcert::ops::rms_norm {
 namespace {
 
 const OpDescriptor kRmsNorm{
-    .name = "rms_norm",
+    .name = names::kOp,
     .family = OpFamily::kCompute,
     .order = 60,
     .summary = "RMSNorm with optional weight and fused residual add",

@@ -14,6 +14,6 @@ std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor
 
 }  // namespace
 
-OPCERT_REGISTER_REFERENCE("rms_norm", reference)
+OPCERT_REGISTER_REFERENCE(names::kOp, reference)
 
 }  // namespace opcert::ops::rms_norm

@@ -9,6 +9,6 @@ std::span<const ParamDef> parameters() {
   return defs;
 }
 
-void build_case(const json& params, Case& c) { common::build_norm("rms_norm", parameters(), false, params, c); }
+void build_case(const json& params, Case& c) { common::build_norm(names::kOp, parameters(), false, params, c); }
 
 }  // namespace opcert::ops::rms_norm

@@ -6,7 +6,7 @@ namespace opcert::ops::rope {
 namespace {
 
 const OpDescriptor kRope{
-    .name = "rope",
+    .name = names::kOp,
     .family = OpFamily::kCompute,
     .order = 80,
     .summary = "rotary position embedding, interleaved or split-half, partial rotary dim",

@@ -77,8 +77,8 @@ ReferenceOutput rope_output(const Case& c, const HostTensor& x, const std::strin
 }
 
 std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor> inputs, const SamplePlan& plan) {
-  const HostTensor& q = require_input(inputs, c.op, "q");
-  const HostTensor* k = optional_input(inputs, "k");
+  const HostTensor& q = require_input(inputs, c.op, names::kQ);
+  const HostTensor* k = optional_input(inputs, names::kK);
   const std::size_t rank = q.spec.shape.size();
   if (rank != 3 && rank != 4) throw std::invalid_argument("rope: 'q' must be [B, S, H, D] or [T, H, D]");
   const int64_t d = q.spec.shape.back();
@@ -90,32 +90,32 @@ std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor
   }
 
   RopeSetup r;
-  const std::string style = attr_string(c.attrs, "style", "split_half");
+  const std::string style = attr_string(c.attrs, names::kStyle, "split_half");
   if (style != "split_half" && style != "interleaved")
     throw std::invalid_argument("rope: style must be \"split_half\" or \"interleaved\", got \"" + style + "\"");
   r.interleaved = style == "interleaved";
-  r.rotary_dim = attr_int(c.attrs, "rotary_dim", d);
+  r.rotary_dim = attr_int(c.attrs, names::kRotaryDim, d);
   if (r.rotary_dim < 0 || r.rotary_dim % 2 != 0)
     throw std::invalid_argument(fmt::format("rope: rotary_dim must be even and non-negative, got {}", r.rotary_dim));
-  r.cos = &require_input(inputs, c.op, "cos");
-  r.sin = &require_input(inputs, c.op, "sin");
+  r.cos = &require_input(inputs, c.op, names::kCos);
+  r.sin = &require_input(inputs, c.op, names::kSin);
   require_rank(*r.cos, c.op, 2);
   r.table_rows = r.cos->spec.shape[0];
   require_shape(*r.cos, c.op, {r.table_rows, r.rotary_dim / 2});
   require_shape(*r.sin, c.op, {r.table_rows, r.rotary_dim / 2});
-  if (const HostTensor* positions = optional_input(inputs, "positions")) {
+  if (const HostTensor* positions = optional_input(inputs, names::kPositions)) {
     require_shape(*positions, c.op, tokens_shape);
     r.positions = integer_values(*positions);
   }
   r.seq_len = rank == 4 ? q.spec.shape[1] : 0;
 
-  std::vector<ReferenceOutput> out{rope_output(c, q, "q_out", r, plan)};
-  if (k != nullptr) out.push_back(rope_output(c, *k, "k_out", r, plan));
+  std::vector<ReferenceOutput> out{rope_output(c, q, names::kQOut, r, plan)};
+  if (k != nullptr) out.push_back(rope_output(c, *k, names::kKOut, r, plan));
   return out;
 }
 
 }  // namespace
 
-OPCERT_REGISTER_REFERENCE("rope", reference)
+OPCERT_REGISTER_REFERENCE(names::kOp, reference)
 
 }  // namespace opcert::ops::rope

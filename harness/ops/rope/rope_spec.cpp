@@ -47,7 +47,7 @@ std::span<const ParamDef> parameters() {
 }
 
 void build_case(const json& params, Case& c) {
-  const ParamReader p("rope", parameters(), params);
+  const ParamReader p(names::kOp, parameters(), params);
   const auto common = read_common(p);
   if (common.fill == FillMode::kExact)
     fail("fill 'exact' is not defined for rope; use fill 'random', or 'rounding' (integer tables, so each output is "
@@ -100,16 +100,16 @@ void build_case(const json& params, Case& c) {
   // Rounding: x1 c - x2 s of integers, exact in fp32, then rounded once into the dtype.
   const auto range = static_cast<double>(rounding ? rounding_dot_range(2, dtype, dtype) : 0);
   const FillSpec operand = rounding ? integers(-range, range, 1.0) : uniform(-1, 1);
-  auto q = tensor("q", dtype, head_shape(hq));
+  auto q = tensor(names::kQ, dtype, head_shape(hq));
   q.fill = operand;
   c.inputs = {q};
   if (hk > 0) {
-    auto k = tensor("k", dtype, head_shape(hk));
+    auto k = tensor(names::kK, dtype, head_shape(hk));
     k.fill = operand;
     c.inputs.push_back(k);
   }
-  auto cos = tensor("cos", OPCERT_DTYPE_F32, {max_position, r / 2});
-  auto sin = tensor("sin", OPCERT_DTYPE_F32, {max_position, r / 2});
+  auto cos = tensor(names::kCos, OPCERT_DTYPE_F32, {max_position, r / 2});
+  auto sin = tensor(names::kSin, OPCERT_DTYPE_F32, {max_position, r / 2});
   cos.fill.kind = FillSpec::Kind::kRopeCos;
   sin.fill.kind = FillSpec::Kind::kRopeSin;
   cos.fill.base = sin.fill.base = base;
@@ -117,14 +117,14 @@ void build_case(const json& params, Case& c) {
   c.inputs.push_back(cos);
   c.inputs.push_back(sin);
   if (explicit_positions) {
-    auto pos = tensor("positions", OPCERT_DTYPE_I32, tokens);
+    auto pos = tensor(names::kPositions, OPCERT_DTYPE_I32, tokens);
     pos.fill = values(scattered_positions(listed_count(pos), max_position));
     c.inputs.push_back(pos);
   }
-  c.outputs = {tensor("q_out", dtype, q.shape)};
-  if (hk > 0) c.outputs.push_back(tensor("k_out", dtype, head_shape(hk)));
-  if (p.given("style")) c.attrs["style"] = style;
-  if (p.given("rotary_dim")) c.attrs["rotary_dim"] = r;
+  c.outputs = {tensor(names::kQOut, dtype, q.shape)};
+  if (hk > 0) c.outputs.push_back(tensor(names::kKOut, dtype, head_shape(hk)));
+  if (p.given("style")) c.attrs[names::kStyle] = style;
+  if (p.given("rotary_dim")) c.attrs[names::kRotaryDim] = r;
   c.dtype = std::string(dtype_name(dtype));
   finish_case(c, common);
 }

@@ -1,13 +1,15 @@
 // Adding an op touches nothing outside its folder: the toy op of this folder (spec, reference,
 // tolerance, work model, descriptor, operand contract), its CPU implementation (registered with the
 // built-in CPU backend from this folder) and its test plugin run through `opcert run` and
-// `opcert bench` in an opcert built with the op linked in (opcert_toy), with no edit elsewhere.
+// `opcert bench` in an opcert built with the op linked in (opcert_toy), with no edit elsewhere; and
+// no file outside this folder names it (docs aside), so no central list was edited for it.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "cli/run_opcert.h"
 
@@ -100,6 +102,32 @@ TEST(ToyOp, BenchTimesItWithItsWorkModel) {
   EXPECT_DOUBLE_EQ(b.at("bytes").get<double>(), 8000.0);  // x and y, fp32, 1000 elements each
   EXPECT_TRUE(b.at("gbps").is_number()) << b.dump(2);
   EXPECT_NE(r.out.find("toytest.toy_scale.exact"), std::string::npos) << r.out;
+}
+
+// An op is its folders: a list anywhere else (a CMake source list, a table of ops, an include, a
+// test list) would name the op or one of its files, toy_scale*. Only the docs may.
+TEST(ToyOp, NoFileOutsideItsFolderNamesIt) {
+  const fs::path root(TOY_SOURCE_ROOT), folder = fs::path(TOY_SUITE).parent_path();
+  std::vector<std::string> naming;
+  std::size_t read = 0;
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
+    const fs::path& path = it->path();
+    if (it->is_directory()) {
+      // The op's folder, the docs, git's store and build trees (a CMakeCache.txt, or build/).
+      const bool skipped = fs::equivalent(path, folder) || path == root / "docs" || path == root / "build" ||
+                           path.filename() == ".git" || fs::exists(path / "CMakeCache.txt");
+      if (skipped) it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file() || it->file_size() > (4u << 20)) continue;
+    std::ifstream in(path, std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ++read;
+    if (text.find("toy_scale") != std::string::npos) naming.push_back(fs::relative(path, root).string());
+  }
+  EXPECT_GT(read, 500u) << "the walk of " << root << " read too little to mean anything";
+  EXPECT_TRUE(naming.empty()) << "files outside " << fs::relative(folder, root) << " name the toy op: "
+                              << testing::PrintToString(naming);
 }
 
 }  // namespace

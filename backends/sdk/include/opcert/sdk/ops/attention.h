@@ -18,6 +18,25 @@
 
 namespace opcert::sdk {
 
+/// The names an attention call is made of: the one spelling of its operands and attributes, which
+/// the harness's op folder builds its cases with and the parser below reads.
+namespace attention_names {
+inline constexpr const char* kOp = "attention";
+inline constexpr const char* kQ = "q";                      // input [B, Sq, Hq, D] or packed [Tq, Hq, D]
+inline constexpr const char* kK = "k";                      // input [B, Skv, Hkv, D] or packed [Tk, Hkv, D]
+inline constexpr const char* kV = "v";                      // input, k's shape
+inline constexpr const char* kQDescale = "q_descale";       // optional input [B, Hkv], fp32 (fp8 only)
+inline constexpr const char* kKDescale = "k_descale";       // optional input [B, Hkv], fp32 (fp8 only)
+inline constexpr const char* kVDescale = "v_descale";       // optional input [B, Hkv], fp32 (fp8 only)
+inline constexpr const char* kCuSeqlensQ = "cu_seqlens_q";  // optional input [B + 1], int32 (packed layout)
+inline constexpr const char* kCuSeqlensK = "cu_seqlens_k";  // optional input [B + 1], int32 (packed layout)
+inline constexpr const char* kO = "o";                      // output, q's shape
+inline constexpr const char* kLse = "lse";                  // optional output [B, Hq, Sq] or [Hq, Tq], fp32
+inline constexpr const char* kCausal = "causal";            // attribute
+inline constexpr const char* kWindowLeft = "window_left";   // attribute
+inline constexpr const char* kScale = "scale";              // attribute
+}  // namespace attention_names
+
 /// How q, k, v and o are laid out: [B, S, H, D], or packed sequences [T, H, D] with cu_seqlens.
 enum class AttentionLayout { kBshd, kVarlen };
 
@@ -48,8 +67,8 @@ namespace detail {
 
 // The varlen inputs: both cu_seqlens or neither; records which one is missing.
 inline void read_cu_seqlens(CallCheck& check, AttentionOperands& g) {
-  g.cu_seqlens_q = check.input("cu_seqlens_q", false);
-  g.cu_seqlens_k = check.input("cu_seqlens_k", false);
+  g.cu_seqlens_q = check.input(attention_names::kCuSeqlensQ, false);
+  g.cu_seqlens_k = check.input(attention_names::kCuSeqlensK, false);
   if (g.cu_seqlens_q.has_value() != g.cu_seqlens_k.has_value())
     check.require(false, g.cu_seqlens_q ? "missing input 'cu_seqlens_k' (varlen attention needs it with 'cu_seqlens_q')"
                                         : "input 'cu_seqlens_k' is given without 'cu_seqlens_q' (varlen needs both)");
@@ -126,18 +145,18 @@ inline void read_attention_dtypes(CallCheck& check, AttentionOperands& g) {
 /// says whether the operands are usable). The values of cu_seqlens are data: cu_seqlens_problem.
 inline AttentionOperands parse_attention(const OpCall& call, CallCheck& check) {
   AttentionOperands g;
-  check.only_attributes({"causal", "window_left", "scale"});
-  g.q = check.input("q");
-  g.k = check.input("k");
-  g.v = check.input("v");
-  g.q_descale = check.input("q_descale", false);
-  g.k_descale = check.input("k_descale", false);
-  g.v_descale = check.input("v_descale", false);
-  g.o = check.output("o");
-  g.lse = check.output("lse", false);
+  check.only_attributes({attention_names::kCausal, attention_names::kWindowLeft, attention_names::kScale});
+  g.q = check.input(attention_names::kQ);
+  g.k = check.input(attention_names::kK);
+  g.v = check.input(attention_names::kV);
+  g.q_descale = check.input(attention_names::kQDescale, false);
+  g.k_descale = check.input(attention_names::kKDescale, false);
+  g.v_descale = check.input(attention_names::kVDescale, false);
+  g.o = check.output(attention_names::kO);
+  g.lse = check.output(attention_names::kLse, false);
   detail::read_cu_seqlens(check, g);
-  g.causal = flag_attr(check, call, "causal", false);
-  g.window_left = int_attr(check, call, "window_left", -1);
+  g.causal = flag_attr(check, call, attention_names::kCausal, false);
+  g.window_left = int_attr(check, call, attention_names::kWindowLeft, -1);
   check.require(g.window_left >= -1,
                 "attribute 'window_left' must be -1 (unlimited) or more (got " + std::to_string(g.window_left) + ")");
   if (!check.ok()) return g;
@@ -153,7 +172,7 @@ inline AttentionOperands parse_attention(const OpCall& call, CallCheck& check) {
                                 : check.rank(*g.q, 4, "[B, Sq, Hq, D]") && check.rank(*g.k, 4, "[B, Skv, Hkv, D]");
   if (!ranks) return g;
   detail::read_attention_dims(check, g);
-  g.scale = float_attr(check, call, "scale", g.d >= 1 ? 1.0 / std::sqrt(static_cast<double>(g.d)) : 1.0);
+  g.scale = float_attr(check, call, attention_names::kScale, g.d >= 1 ? 1.0 / std::sqrt(static_cast<double>(g.d)) : 1.0);
   return g;
 }
 

@@ -15,6 +15,17 @@
 
 namespace opcert::sdk {
 
+/// The names a collective call is made of (the ops' own are kCollectiveOps): the one spelling of
+/// its operands and attributes, which the harness's op folders build their cases with and
+/// parse_collective reads.
+namespace collective_names {
+inline constexpr const char* kX = "x";                 // input [count], this rank's
+inline constexpr const char* kY = "y";                 // output, sized for the op on n ranks
+inline constexpr const char* kReduceOp = "reduce_op";  // attribute
+inline constexpr const char* kRoot = "root";           // attribute
+inline constexpr const char* kInPlace = "in_place";    // attribute
+}  // namespace collective_names
+
 enum class Collective { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kAllToAll };
 enum class Reduction { kSum, kMax, kMin, kAvg };
 
@@ -22,7 +33,7 @@ enum class Reduction { kSum, kMax, kMin, kAvg };
 inline constexpr const char* kCollectiveOps[] = {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all"};
 
 /// The catalogue name of a collective.
-inline const char* collective_name(Collective op) { return kCollectiveOps[static_cast<int>(op)]; }
+constexpr const char* collective_name(Collective op) { return kCollectiveOps[static_cast<int>(op)]; }
 
 /// The collective a catalogue op names; throws sdk::Error (NOT_FOUND) for another op.
 inline Collective collective_of(std::string_view op) {
@@ -80,22 +91,22 @@ inline int64_t collective_count(CallCheck& check, const Tensor& x, const Tensor&
 /// `ok()` says whether the operands are usable). The root is resolved to a rank.
 inline CollectiveOperands parse_collective(const OpCall& call, CallCheck& check, Collective op, int nranks) {
   CollectiveOperands c;
-  check.only_attributes({"reduce_op", "root", "in_place"});
+  check.only_attributes({collective_names::kReduceOp, collective_names::kRoot, collective_names::kInPlace});
   c.op = op;
   c.nranks = nranks;
-  c.x = check.input("x");
-  c.y = check.output("y");
+  c.x = check.input(collective_names::kX);
+  c.y = check.output(collective_names::kY);
   if (op == Collective::kAllReduce || op == Collective::kReduceScatter)
-    c.reduction = enum_attr(check, call, "reduce_op", Reduction::kSum,
+    c.reduction = enum_attr(check, call, collective_names::kReduceOp, Reduction::kSum,
                             {{"sum", Reduction::kSum}, {"max", Reduction::kMax}, {"min", Reduction::kMin}, {"avg", Reduction::kAvg}});
   if (op == Collective::kBroadcast) {
-    const int64_t root = int_attr(check, call, "root", 0);
+    const int64_t root = int_attr(check, call, collective_names::kRoot, 0);
     check.require(root >= -nranks && root < nranks, "attribute 'root' must be a rank of " + std::to_string(nranks) +
                                                         ", in [-" + std::to_string(nranks) + ", " + std::to_string(nranks) +
                                                         ") (got " + std::to_string(root) + ")");
     if (check.ok()) c.root = static_cast<int>(root < 0 ? root + nranks : root);
   }
-  c.in_place = flag_attr(check, call, "in_place", false);
+  c.in_place = flag_attr(check, call, collective_names::kInPlace, false);
   if (!check.ok()) return c;
   check.dtype(*c.x, {OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16, OPCERT_DTYPE_I32});
   check.same_dtype(*c.y, *c.x);

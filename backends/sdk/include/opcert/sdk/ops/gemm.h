@@ -11,6 +11,18 @@
 
 namespace opcert::sdk {
 
+/// The names a gemm call is made of: the one spelling of its operands and attributes, which
+/// the harness's op folder builds its cases with and the parser below reads.
+namespace gemm_names {
+inline constexpr const char* kOp = "gemm";
+inline constexpr const char* kA = "a";                   // input [M, K]
+inline constexpr const char* kB = "b";                   // input [N, K] (b_layout "nk") or [K, N] ("kn")
+inline constexpr const char* kBias = "bias";             // optional input [N]
+inline constexpr const char* kC = "c";                   // output [M, N]
+inline constexpr const char* kBLayout = "b_layout";      // attribute
+inline constexpr const char* kAllowTf32 = "allow_tf32";  // attribute
+}  // namespace gemm_names
+
 /// m, n, k come from GemmDims (gemm_dims.h).
 struct GemmOperands : GemmDims {
   std::optional<Tensor> a{}, b{}, bias{}, c{};
@@ -23,13 +35,13 @@ struct GemmOperands : GemmDims {
 /// says whether the operands are usable). Shapes are read only once dtypes and ranks are right.
 inline GemmOperands parse_gemm(const OpCall& call, CallCheck& check) {
   GemmOperands g;
-  check.only_attributes({"b_layout", "allow_tf32"});
-  g.a = check.input("a");
-  g.b = check.input("b");
-  g.bias = check.input("bias", false);
-  g.c = check.output("c");
-  g.b_layout = enum_attr(check, call, "b_layout", BLayout::kNK, {{"nk", BLayout::kNK}, {"kn", BLayout::kKN}});
-  g.allow_tf32 = flag_attr(check, call, "allow_tf32", false);
+  check.only_attributes({gemm_names::kBLayout, gemm_names::kAllowTf32});
+  g.a = check.input(gemm_names::kA);
+  g.b = check.input(gemm_names::kB);
+  g.bias = check.input(gemm_names::kBias, false);
+  g.c = check.output(gemm_names::kC);
+  g.b_layout = enum_attr(check, call, gemm_names::kBLayout, BLayout::kNK, {{"nk", BLayout::kNK}, {"kn", BLayout::kKN}});
+  g.allow_tf32 = flag_attr(check, call, gemm_names::kAllowTf32, false);
   if (!check.ok()) return g;
   check.dtype(*g.a, {OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16});
   g.dtype = g.a->dtype();

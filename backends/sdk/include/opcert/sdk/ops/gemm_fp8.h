@@ -13,6 +13,20 @@
 
 namespace opcert::sdk {
 
+/// The names a gemm_fp8 call is made of: the one spelling of its operands and attributes, which
+/// the harness's op folder builds its cases with and the parser below reads.
+namespace gemm_fp8_names {
+inline constexpr const char* kOp = "gemm_fp8";
+inline constexpr const char* kA = "a";                   // input [M, K], fp8
+inline constexpr const char* kB = "b";                   // input [N, K], fp8
+inline constexpr const char* kAScale = "a_scale";        // input, fp32, shaped by scaling
+inline constexpr const char* kBScale = "b_scale";        // input, fp32, shaped by scaling
+inline constexpr const char* kBias = "bias";             // optional input [N]
+inline constexpr const char* kC = "c";                   // output [M, N]
+inline constexpr const char* kScaling = "scaling";       // attribute
+inline constexpr const char* kBlockSize = "block_size";  // attribute
+}  // namespace gemm_fp8_names
+
 /// How a_scale and b_scale apply (attribute `scaling`).
 enum class Fp8Scaling { kTensor, kChannel, kBlock };
 
@@ -30,16 +44,16 @@ struct GemmFp8Operands : GemmDims {
 /// says whether the operands are usable). Shapes are read only once dtypes and ranks are right.
 inline GemmFp8Operands parse_gemm_fp8(const OpCall& call, CallCheck& check) {
   GemmFp8Operands g;
-  check.only_attributes({"scaling", "block_size"});
-  g.a = check.input("a");
-  g.b = check.input("b");
-  g.a_scale = check.input("a_scale");
-  g.b_scale = check.input("b_scale");
-  g.bias = check.input("bias", false);
-  g.c = check.output("c");
-  g.scaling = enum_attr(check, call, "scaling", Fp8Scaling::kTensor,
+  check.only_attributes({gemm_fp8_names::kScaling, gemm_fp8_names::kBlockSize});
+  g.a = check.input(gemm_fp8_names::kA);
+  g.b = check.input(gemm_fp8_names::kB);
+  g.a_scale = check.input(gemm_fp8_names::kAScale);
+  g.b_scale = check.input(gemm_fp8_names::kBScale);
+  g.bias = check.input(gemm_fp8_names::kBias, false);
+  g.c = check.output(gemm_fp8_names::kC);
+  g.scaling = enum_attr(check, call, gemm_fp8_names::kScaling, Fp8Scaling::kTensor,
                         {{"tensor", Fp8Scaling::kTensor}, {"channel", Fp8Scaling::kChannel}, {"block", Fp8Scaling::kBlock}});
-  g.block = int_attr(check, call, "block_size", 128);
+  g.block = int_attr(check, call, gemm_fp8_names::kBlockSize, 128);
   check.require(g.block > 0, "attribute 'block_size' must be positive (got " + std::to_string(g.block) + ")");
   if (!check.ok()) return g;
   check.dtype(*g.a, {OPCERT_DTYPE_F8_E4M3FN, OPCERT_DTYPE_F8_E5M2});

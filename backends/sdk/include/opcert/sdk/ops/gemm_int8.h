@@ -12,6 +12,18 @@
 
 namespace opcert::sdk {
 
+/// The names a gemm_int8 call is made of: the one spelling of its operands and attributes, which
+/// the harness's op folder builds its cases with and the parser below reads.
+namespace gemm_int8_names {
+inline constexpr const char* kOp = "gemm_int8";
+inline constexpr const char* kA = "a";             // input [M, K], int8
+inline constexpr const char* kB = "b";             // input [N, K], int8
+inline constexpr const char* kAScale = "a_scale";  // input [M], fp32 (float output only)
+inline constexpr const char* kBScale = "b_scale";  // input [N], fp32 (float output only)
+inline constexpr const char* kBias = "bias";       // optional input [N] (float output only)
+inline constexpr const char* kC = "c";             // output [M, N]
+}  // namespace gemm_int8_names
+
 /// m, n, k come from GemmDims (gemm_dims.h).
 struct GemmInt8Operands : GemmDims {
   std::optional<Tensor> a{}, b{}, a_scale{}, b_scale{}, bias{}, c{};
@@ -23,15 +35,15 @@ struct GemmInt8Operands : GemmDims {
 inline GemmInt8Operands parse_gemm_int8(const OpCall& /*call: no attributes*/, CallCheck& check) {
   GemmInt8Operands g;
   check.only_attributes({});
-  g.a = check.input("a");
-  g.b = check.input("b");
-  g.c = check.output("c");
+  g.a = check.input(gemm_int8_names::kA);
+  g.b = check.input(gemm_int8_names::kB);
+  g.c = check.output(gemm_int8_names::kC);
   if (!check.ok()) return g;
   check.dtype(*g.c, {OPCERT_DTYPE_I32, OPCERT_DTYPE_BF16, OPCERT_DTYPE_F16});
   g.dequantize = g.c->dtype() != OPCERT_DTYPE_I32;
-  g.a_scale = check.input("a_scale", g.dequantize);
-  g.b_scale = check.input("b_scale", g.dequantize);
-  g.bias = check.input("bias", false);
+  g.a_scale = check.input(gemm_int8_names::kAScale, g.dequantize);
+  g.b_scale = check.input(gemm_int8_names::kBScale, g.dequantize);
+  g.bias = check.input(gemm_int8_names::kBias, false);
   check.dtype(*g.a, {OPCERT_DTYPE_I8});
   check.dtype(*g.b, {OPCERT_DTYPE_I8});
   if (!check.ok()) return g;

@@ -11,6 +11,19 @@
 
 namespace opcert::sdk {
 
+/// The names a norm call is made of (rms_norm_names and layer_norm_names add the op's): the one
+/// spelling of its operands and attributes, which the harness's op folders build their cases with
+/// and parse_norm reads.
+namespace norm_names {
+inline constexpr const char* kX = "x";                       // input [T, H]
+inline constexpr const char* kWeight = "weight";             // optional input [H]
+inline constexpr const char* kBias = "bias";                 // optional input [H], layer_norm only
+inline constexpr const char* kResidual = "residual";         // optional input [T, H]
+inline constexpr const char* kY = "y";                       // output [T, H]
+inline constexpr const char* kResidualOut = "residual_out";  // output [T, H], exactly when residual is given
+inline constexpr const char* kEps = "eps";                   // attribute
+}  // namespace norm_names
+
 enum class NormKind { kRms, kLayer };
 
 struct NormOperands {
@@ -27,20 +40,20 @@ inline const char* norm_name(NormKind kind) { return kind == NormKind::kRms ? "r
 /// Reads and checks a norm call's operands; the first problem is recorded in `check`.
 inline NormOperands parse_norm(const OpCall& call, CallCheck& check, NormKind kind) {
   NormOperands n;
-  check.only_attributes({"eps"});
+  check.only_attributes({norm_names::kEps});
   n.kind = kind;
-  n.x = check.input("x");
-  n.weight = check.input("weight", false);
-  n.bias = check.input("bias", false);
-  n.residual = check.input("residual", false);
-  n.y = check.output("y");
-  n.residual_out = check.output("residual_out", false);
+  n.x = check.input(norm_names::kX);
+  n.weight = check.input(norm_names::kWeight, false);
+  n.bias = check.input(norm_names::kBias, false);
+  n.residual = check.input(norm_names::kResidual, false);
+  n.y = check.output(norm_names::kY);
+  n.residual_out = check.output(norm_names::kResidualOut, false);
   // An operand the op does not define would be silently dropped: refused instead.
   check.require(!n.bias || kind == NormKind::kLayer, "rms_norm has no input 'bias' (layer_norm has)");
   if (n.residual.has_value() != n.residual_out.has_value())
     check.require(false, n.residual ? "missing output 'residual_out' (required with input 'residual')"
                                     : "output 'residual_out' is given without input 'residual'");
-  n.eps = float_attr(check, call, "eps", kind == NormKind::kRms ? 1e-6 : 1e-5);
+  n.eps = float_attr(check, call, norm_names::kEps, kind == NormKind::kRms ? 1e-6 : 1e-5);
   if (!check.ok()) return n;
   check.dtype(*n.x, {OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16});
   n.dtype = n.x->dtype();

@@ -10,6 +10,16 @@
 
 namespace opcert::sdk {
 
+/// The names a quantize call is made of: the one spelling of its operands and attributes, which
+/// the harness's op folder builds its cases with and the parser below reads.
+namespace quantize_names {
+inline constexpr const char* kOp = "quantize";
+inline constexpr const char* kX = "x";                      // input [M, K]
+inline constexpr const char* kQ = "q";                      // output [M, K], int8 or fp8
+inline constexpr const char* kScale = "scale";              // output [M] (granularity "token") or [1] ("tensor")
+inline constexpr const char* kGranularity = "granularity";  // attribute
+}  // namespace quantize_names
+
 /// What one scale covers (attribute `granularity`).
 enum class QuantGranularity { kToken, kTensor };
 
@@ -33,11 +43,11 @@ inline float quantize_qmax(int32_t q_dtype) {
 /// says whether the operands are usable).
 inline QuantizeOperands parse_quantize(const OpCall& call, CallCheck& check) {
   QuantizeOperands g;
-  check.only_attributes({"granularity"});
-  g.x = check.input("x");
-  g.q = check.output("q");
-  g.scale = check.output("scale");
-  g.granularity = enum_attr(check, call, "granularity", QuantGranularity::kToken,
+  check.only_attributes({quantize_names::kGranularity});
+  g.x = check.input(quantize_names::kX);
+  g.q = check.output(quantize_names::kQ);
+  g.scale = check.output(quantize_names::kScale);
+  g.granularity = enum_attr(check, call, quantize_names::kGranularity, QuantGranularity::kToken,
                             {{"token", QuantGranularity::kToken}, {"tensor", QuantGranularity::kTensor}});
   if (!check.ok()) return g;
   check.dtype(*g.x, {OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16});

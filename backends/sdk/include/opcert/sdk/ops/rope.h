@@ -16,6 +16,21 @@
 
 namespace opcert::sdk {
 
+/// The names a rope call is made of: the one spelling of its operands and attributes, which
+/// the harness's op folder builds its cases with and the parser below reads.
+namespace rope_names {
+inline constexpr const char* kOp = "rope";
+inline constexpr const char* kQ = "q";                   // input [B, S, Hq, D] or [T, Hq, D]
+inline constexpr const char* kK = "k";                   // optional input, q's layout with Hk heads
+inline constexpr const char* kCos = "cos";               // input [max_position, rotary_dim / 2], fp32
+inline constexpr const char* kSin = "sin";               // input [max_position, rotary_dim / 2], fp32
+inline constexpr const char* kPositions = "positions";   // optional input, int32, q's leading dimensions
+inline constexpr const char* kQOut = "q_out";            // output, q's shape
+inline constexpr const char* kKOut = "k_out";            // output, k's shape, exactly when k is given
+inline constexpr const char* kStyle = "style";           // attribute
+inline constexpr const char* kRotaryDim = "rotary_dim";  // attribute
+}  // namespace rope_names
+
 /// Which elements form a rotated pair (attribute `style`): (i, i + R/2), GPT-NeoX and Llama; or
 /// (2i, 2i + 1), GPT-J.
 enum class RopeStyle { kSplitHalf, kInterleaved };
@@ -78,17 +93,17 @@ inline void read_rope_tables(CallCheck& check, RopeOperands& r) {
 /// says whether the operands are usable). Given positions are data: rope_positions_problem.
 inline RopeOperands parse_rope(const OpCall& call, CallCheck& check) {
   RopeOperands r;
-  check.only_attributes({"style", "rotary_dim"});
-  r.q = check.input("q");
-  r.k = check.input("k", false);
-  r.cos = check.input("cos");
-  r.sin = check.input("sin");
-  r.positions = check.input("positions", false);
-  r.q_out = check.output("q_out");
-  r.k_out = check.output("k_out", false);
+  check.only_attributes({rope_names::kStyle, rope_names::kRotaryDim});
+  r.q = check.input(rope_names::kQ);
+  r.k = check.input(rope_names::kK, false);
+  r.cos = check.input(rope_names::kCos);
+  r.sin = check.input(rope_names::kSin);
+  r.positions = check.input(rope_names::kPositions, false);
+  r.q_out = check.output(rope_names::kQOut);
+  r.k_out = check.output(rope_names::kKOut, false);
   if (r.k.has_value() != r.k_out.has_value())
     check.require(false, r.k ? "missing output 'k_out' (required with input 'k')" : "output 'k_out' is given without input 'k'");
-  r.style = enum_attr(check, call, "style", RopeStyle::kSplitHalf,
+  r.style = enum_attr(check, call, rope_names::kStyle, RopeStyle::kSplitHalf,
                       {{"split_half", RopeStyle::kSplitHalf}, {"interleaved", RopeStyle::kInterleaved}});
   if (!check.ok()) return r;
   check.dtype(*r.q, {OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16});
@@ -103,7 +118,7 @@ inline RopeOperands parse_rope(const OpCall& call, CallCheck& check) {
   r.tokens = rank == 4 ? r.q->dim(0) * r.q->dim(1) : r.q->dim(0);
   r.seq_len = rank == 4 ? r.q->dim(1) : r.q->dim(0);
   if (r.k) detail::read_rope_k(check, r);
-  r.rotary_dim = int_attr(check, call, "rotary_dim", r.head_dim);
+  r.rotary_dim = int_attr(check, call, rope_names::kRotaryDim, r.head_dim);
   check.require(r.rotary_dim >= 0 && r.rotary_dim <= r.head_dim && r.rotary_dim % 2 == 0,
                 "attribute 'rotary_dim' must be even and in [0, D] = [0, " + std::to_string(r.head_dim) + "] (got " +
                     std::to_string(r.rotary_dim) + ")");
