@@ -40,6 +40,7 @@ struct RunFlags {
   std::string devices;  // --devices, "" when not given
   std::string resume;   // --resume DIR
   std::string max_memory;  // --max-memory SIZE, "" for none
+  bool profile = false;    // --profile
 };
 
 // Collectives run across ranks in-process, compute ops in worker processes: a run is one or the
@@ -99,6 +100,7 @@ void add_run_verb(CLI::App& app, int& exit_code) {
       ->check(one_of({"auto", "bar", "plain"}))
       ->capture_default_str();
   add_devices_flag(*verb, flags->devices);
+  verb->add_flag("--profile", flags->profile, "At the end, print where the time went: each phase per backend (docs/CLI.md)");
 
   add_golden_flag(*verb, flags->golden);
   auto baseline = std::make_shared<BaselineFlags>();
@@ -131,6 +133,7 @@ void add_run_verb(CLI::App& app, int& exit_code) {
     s.seed = flags->seed;
     s.timeout = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(flags->timeout_s * 1000.0)));
     s.progress = *parse_progress_mode(flags->progress);
+    s.profile = flags->profile;
     s.repro_suite = suite_for_repro(flags->suite, suite);
     s.peer = resolve_peer(*peer, platforms, options->platform, *registry);
     s.environment = environment_inputs(*registry, s.peer);

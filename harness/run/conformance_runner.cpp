@@ -174,7 +174,7 @@ int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, c
       prepare_out_dir(s.out_dir);
       try {
         if (!resumed) write_job_record(s.out_dir, job);
-        add_conformance_outputs(stream, s.out_dir, s.progress, expected - already, resumed.has_value());
+        add_conformance_outputs(stream, s.out_dir, s.progress, expected - already, resumed.has_value(), s.profile);
       } catch (const std::exception& e) {
         throw InputError(fmt::format("--out '{}': {}", s.out_dir.string(), e.what()));
       }
