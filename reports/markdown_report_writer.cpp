@@ -6,6 +6,7 @@
 
 #include "reports/coverage.h"
 #include "reports/number_format.h"
+#include "reports/phase_profile.h"
 #include "reports/report_writer.h"
 #include "reports/result_text.h"
 #include "reports/run_summary.h"
@@ -153,7 +154,7 @@ std::string markdown_document(const RunReport& report) {
     skipped += fmt::format("### {}\n\n{}\n", skip_reason::phrase(reason), entries);
   md += "\n## Cases that did not pass\n\n" + (failing.empty() ? std::string("None.\n") : failing);
   if (!skipped.empty()) md += "\n## Skipped cases\n\n" + skipped;
-  return md;
+  return md + profile_markdown(report);
 }
 
 class MarkdownReportWriter final : public ReportWriter {

@@ -14,11 +14,12 @@ void add_report_files(ResultStream& stream, const std::filesystem::path& out_dir
 }  // namespace
 
 void add_conformance_outputs(ResultStream& stream, const std::filesystem::path& out_dir, ProgressMode progress,
-                             std::size_t jobs, bool resumed) {
+                             std::size_t jobs, bool resumed, bool profile) {
   stream.add(make_results_jsonl_sink(out_dir, resumed));
   stream.add(make_progress_sink(progress, jobs));
   add_report_files(stream, out_dir, all_report_writers());
   stream.add(make_summary_table_sink(out_dir));
+  if (profile) stream.add(make_profile_sink());
 }
 
 void add_bench_outputs(ResultStream& stream, const std::filesystem::path& out_dir, const std::vector<PlannedRow>& planned,

@@ -15,9 +15,10 @@
 namespace opcert {
 
 /// `opcert run`: results.jsonl, the progress display over `jobs` jobs, then report.json,
-/// junit.xml, summary.md and the summary table. `resumed`: results.jsonl keeps what is there.
+/// junit.xml, summary.md and the summary table; with `profile` (--profile) the profile after it.
+/// `resumed`: results.jsonl keeps what is there.
 void add_conformance_outputs(ResultStream& stream, const std::filesystem::path& out_dir, ProgressMode progress,
-                             std::size_t jobs, bool resumed = false);
+                             std::size_t jobs, bool resumed = false, bool profile = false);
 
 /// `opcert bench` on compute ops: results.jsonl (the checks), measurements.jsonl, report.json,
 /// bench.json, and the bench table (its rows as they come, its footer after the files). `resumed`:

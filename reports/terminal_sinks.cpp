@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "reports/phase_profile.h"
 #include "reports/summary_table.h"
 
 namespace opcert {
@@ -45,7 +46,19 @@ class SummaryTableSink final : public ResultSink {
   std::filesystem::path out_dir_;
 };
 
+class ProfileSink final : public ResultSink {
+ public:
+  std::string name() const override { return "the profile"; }
+  void run_finished(const RunReport& report) override {
+    const std::string text = profile_text(report);
+    fmt::print("{}", text.empty() ? "\nprofile: no result has phases (each was made by the runner: crashed, timed out)\n" : text);
+    std::fflush(stdout);
+  }
+};
+
 }  // namespace
+
+std::unique_ptr<ResultSink> make_profile_sink() { return std::make_unique<ProfileSink>(); }
 
 std::unique_ptr<ResultSink> make_progress_sink(ProgressMode mode, std::size_t total) {
   return std::make_unique<ProgressSink>(mode, total);

@@ -20,4 +20,8 @@ std::unique_ptr<ResultSink> make_progress_sink(ProgressMode mode, std::size_t to
 /// "N result(s) in <out_dir>" (with the rank count for collectives, and whether it was complete).
 std::unique_ptr<ResultSink> make_summary_table_sink(std::filesystem::path out_dir);
 
+/// At the end, on stdout (`--profile`): profile_text (reports/phase_profile.h), where each
+/// backend's job time went, phase by phase.
+std::unique_ptr<ResultSink> make_profile_sink();
+
 }  // namespace opcert

@@ -34,6 +34,7 @@ struct RunFlags {
   std::string progress = "auto";
   std::string golden;
   std::string devices;  // --devices, "" when not given
+  bool profile = false;  // --profile
 };
 
 // Collectives run across ranks in-process, compute ops in worker processes: a run is one or the
@@ -70,6 +71,7 @@ RunSettings run_settings(const RunFlags& flags, const Suite& suite, const Platfo
   }
   s.timeout = timeout_of(f);
   s.progress = *parse_progress_mode(flags.progress);
+  s.profile = flags.profile;
   s.repro_suite = suite_for_repro(f.suite, suite);
   s.peer = resolve_peer(f.peer, platforms, f.options.platform, registry);
   s.environment = environment_inputs(registry, s.peer);
@@ -143,6 +145,7 @@ void add_run_verb(CLI::App& app, int& exit_code) {
       ->check(one_of({"auto", "bar", "plain"}))
       ->capture_default_str();
   add_devices_flag(*verb, flags->devices);
+  verb->add_flag("--profile", flags->profile, "At the end, print where the time went: each phase per backend (docs/CLI.md)");
   add_golden_flag(*verb, flags->golden);
   add_after_session_flags(*verb, flags->session);
   verb->callback([verb, flags, &exit_code] { exit_code = run_verb(*verb, *flags); });

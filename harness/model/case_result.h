@@ -9,6 +9,7 @@
 
 #include "model/case.h"
 #include "model/device_tag.h"
+#include "model/phase_times.h"
 #include "model/skip_reason.h"
 #include "model/status.h"
 
@@ -99,6 +100,10 @@ struct CaseResult {
   std::optional<int> rank;
   /// The device that measured it, when the run chose devices (--devices); absent otherwise.
   std::optional<DeviceTag> device;
+  /// Where the job's time went (schema 2.8): every answer of a worker and every collective step
+  /// carries it; absent for a result the runner made itself (crash, timeout, an unreadable answer)
+  /// and in older reports. Timing only: never part of what must reproduce.
+  std::optional<PhaseTimes> phases;
 };
 
 /// The result of (backend, implementation, case) before anything is measured: the names filled in

@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "model/json_field.h"
 
@@ -119,6 +120,30 @@ TensorMetrics metrics_from(const json& j) {
   return m;
 }
 
+// The phases by their names in the report (reports/schema/report.schema.json, #/$defs/phases).
+constexpr std::pair<const char*, double PhaseTimes::*> kPhaseFields[] = {
+    {"generate", &PhaseTimes::generate}, {"copy", &PhaseTimes::copy},       {"launch", &PhaseTimes::launch},
+    {"reference", &PhaseTimes::reference}, {"check", &PhaseTimes::check},   {"worker", &PhaseTimes::worker},
+    {"startup", &PhaseTimes::startup},   {"ipc", &PhaseTimes::ipc}};
+
+json phases_json(const PhaseTimes& p) {
+  json j = json::object();
+  for (const auto& [name, member] : kPhaseFields) j[name] = p.*member;
+  return j;
+}
+
+PhaseTimes phases_from(const json& j) {
+  if (!j.is_object()) throw JsonFieldError("phases", json_mismatch("an object", j));
+  PhaseTimes p;
+  for (const auto& [name, member] : kPhaseFields)
+    p.*member = json_within("phases", [&] {
+      const double seconds = number_from(field(j, name), name);
+      if (!std::isfinite(seconds) || seconds < 0.0) throw JsonFieldError(name, "expected seconds: a number, at least 0");
+      return seconds;
+    });
+  return p;
+}
+
 }  // namespace
 
 json to_json(const CaseResult& r) {
@@ -142,6 +167,7 @@ json to_json(const CaseResult& r) {
   if (!r.skip_reason.empty()) j["skip_reason"] = r.skip_reason;
   if (r.rank) j["rank"] = *r.rank;
   if (r.device) j["device"] = {{"index", r.device->index}, {"name", r.device->name}, {"host", r.device->host}};
+  if (r.phases) j["phases"] = phases_json(*r.phases);  // since schema 2.8
   return j;
 }
 
@@ -176,6 +202,7 @@ CaseResult case_result_from_json(const json& j) {
     r.device = DeviceTag{integer_field<int>(*it, "index"), json_field<std::string>(*it, "name"),
                          json_field<std::string>(*it, "host")};
   }
+  if (auto it = j.find("phases"); it != j.end() && !it->is_null()) r.phases = phases_from(*it);  // since 2.8
   return r;
 }
 

@@ -24,7 +24,8 @@ CollectiveRunLedger::CollectiveRunLedger(RunReport header, const RunSettings& se
       repro_{settings.repro_suite, settings.seed, settings.repro_options} {
   prepare_out_dir(settings.out_dir);
   try {
-    add_conformance_outputs(stream_, settings.out_dir, settings.progress, steps.size() * static_cast<std::size_t>(ranks));
+    add_conformance_outputs(stream_, settings.out_dir, settings.progress, steps.size() * static_cast<std::size_t>(ranks),
+                            false, settings.profile);
   } catch (const std::exception& e) {
     throw InputError(fmt::format("--out '{}': {}", settings.out_dir.string(), e.what()));
   }

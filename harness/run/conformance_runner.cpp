@@ -161,8 +161,9 @@ int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, c
         expected += merger->gather_hellos(kRankStartupWait, run_setup(suite, s));
       }
       prepare_out_dir(s.out_dir);
-      open_outputs(sitting, s.out_dir,
-                   [&] { add_conformance_outputs(stream, s.out_dir, s.progress, expected - already, resumed.has_value()); });
+      open_outputs(sitting, s.out_dir, [&] {
+        add_conformance_outputs(stream, s.out_dir, s.progress, expected - already, resumed.has_value(), s.profile);
+      });
     } catch (const std::exception&) {
       setup_error = std::current_exception();
     }

@@ -28,6 +28,8 @@ struct RunSettings : SessionSettings {
   /// --resume: out_dir holds an earlier run of the same job (job.json); its results are kept and
   /// its finished jobs skipped (docs/CLI.md, "Resuming a run"). An out_dir without one starts afresh.
   bool resume = false;
+  /// --profile: print where the time went, phase by phase, after the summary table.
+  bool profile = false;
 };
 
 }  // namespace opcert

@@ -46,7 +46,12 @@ void run_backend_steps(const CollectiveLoop& loop, RankSession& session, World& 
       result.message = fmt::format("not run: another rank could not run the {} (its result says why)", loop.what);
     }
     session.end_step();
-    result.duration_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    const auto elapsed = Clock::now() - start;
+    result.duration_ms = std::chrono::duration<double, std::milli>(elapsed).count();
+    // The step's phases; the ranks' agreements and the result's travel lie outside them.
+    PhaseTimes phases = prepared ? prepared->phases() : result.phases.value_or(PhaseTimes{});
+    phases.worker = std::chrono::duration<double>(elapsed).count();
+    result.phases = phases;
     extra["result"] = to_json(result);
     session.collect(i, extra, start);
     if (RankLedger* ledger = session.ledger()) ledger->end_step();

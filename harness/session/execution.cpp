@@ -21,17 +21,26 @@ CaseResult execute_case(BackendHandle& backend, const std::string& impl_key, con
                         const ExecutionOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   CaseResult r;
+  double launch_seconds = 0.0;  // the call itself: PreparedCase times only its publish and wait
   if (auto prepared = PreparedCase::prepare(backend, impl_key, c, options, r)) {
     try {
-      prepared->launch();
+      {
+        const PhaseTimer timer(launch_seconds);
+        prepared->launch();
+      }
       r = prepared->check();
     } catch (const std::exception& e) {
       r = blank_result(backend.name(), impl_key, c);
       r.status = Status::kError;
       r.message = e.what();
     }
+    r.phases = prepared->phases();
   }
-  r.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  r.duration_ms = std::chrono::duration<double, std::milli>(elapsed).count();
+  PhaseTimes& phases = r.phases ? *r.phases : r.phases.emplace();
+  phases.launch += launch_seconds;
+  phases.worker = std::chrono::duration<double>(elapsed).count();  // the worker loop widens it to the whole job
   return r;
 }
 

@@ -22,9 +22,11 @@ PreparedCase::PreparedCase(BackendHandle& backend, const std::string& impl_key, 
 std::unique_ptr<PreparedCase> PreparedCase::prepare(BackendHandle& backend, const std::string& impl_key, const Case& c,
                                                     const ExecutionOptions& options, CaseResult& early) {
   early = blank_result(backend.name(), impl_key, c);
+  std::unique_ptr<PreparedCase> p;
   const auto fail = [&](Status status, std::string message) -> std::unique_ptr<PreparedCase> {
     early.status = status;
     early.message = std::move(message);
+    early.phases = p ? p->phases_ : PhaseTimes{};
     return nullptr;
   };
   const auto skip = [&](std::string_view reason, std::string message) {
@@ -35,7 +37,7 @@ std::unique_ptr<PreparedCase> PreparedCase::prepare(BackendHandle& backend, cons
     return fail(Status::kError, fmt::format("backend '{}' has no device {}", backend.name(), options.device_index));
   const opcert_device device = backend.devices()[static_cast<std::size_t>(options.device_index)].device;
 
-  std::unique_ptr<PreparedCase> p(new PreparedCase(backend, impl_key, c, device, options));
+  p.reset(new PreparedCase(backend, impl_key, c, device, options));
   try {
     const SupportAnswer answer = backend.query(p->call_.call());
     if (!answer.supported) return skip(skip_reason::kDeclined, answer.reason.empty() ? "unsupported" : answer.reason);
@@ -52,11 +54,13 @@ std::unique_ptr<PreparedCase> PreparedCase::prepare(BackendHandle& backend, cons
     return fail(Status::kError, e.what());
   }
   try {
+    const PhaseTimer timer(p->phases_.generate);
     for (const auto& spec : c.inputs) p->inputs_.push_back(generate_input(spec, c.seed, c.id));
   } catch (const std::exception& e) {
     return fail(Status::kError, fmt::format("cannot generate the inputs: {}", e.what()));
   }
   try {
+    const PhaseTimer timer(p->phases_.copy);
     p->in_buffers_.reserve(p->inputs_.size());
     p->out_buffers_.reserve(c.outputs.size());
     for (std::size_t i = 0; i < p->inputs_.size(); ++i) {
@@ -99,6 +103,12 @@ std::size_t PreparedCase::device_bytes() const {
 }
 
 CaseResult PreparedCase::check() {
+  CaseResult r = check_outputs();
+  r.phases = phases_;
+  return r;
+}
+
+CaseResult PreparedCase::check_outputs() {
   const Case& c = *case_;
   CaseResult r = blank_result(backend_->name(), impl_key_, c);
   const auto finish = [&](Status status, std::string message) {
@@ -110,8 +120,12 @@ CaseResult PreparedCase::check() {
   std::string oob;
   std::vector<HostTensor> outputs;
   try {
-    published_bytes_ = backend_->publish_outputs(call_.call());
-    backend_->synchronize(device_);
+    {
+      const PhaseTimer timer(phases_.launch);
+      published_bytes_ = backend_->publish_outputs(call_.call());
+      backend_->synchronize(device_);
+    }
+    const PhaseTimer timer(phases_.copy);
     for (std::size_t i = 0; i < c.outputs.size(); ++i) {
       HostTensor t(c.outputs[i]);
       if (std::string where = out_buffers_[i].read_back(t.bytes); !where.empty() && oob.empty())
@@ -123,10 +137,14 @@ CaseResult PreparedCase::check() {
   }
 
   try {
-    const SamplePlan plan = case_sample_plan(c);
-    r.sampled = !plan.empty();
-    const std::vector<ReferenceOutput> golden =
-        options_.reference ? options_.reference(c, inputs_, plan) : compute_reference(c, inputs_, plan);
+    std::vector<ReferenceOutput> golden;
+    {
+      const PhaseTimer timer(phases_.reference);
+      const SamplePlan plan = case_sample_plan(c);
+      r.sampled = !plan.empty();
+      golden = options_.reference ? options_.reference(c, inputs_, plan) : compute_reference(c, inputs_, plan);
+    }
+    const PhaseTimer timer(phases_.check);
     for (const auto& ref : golden) {
       const HostTensor* got = find_tensor(outputs, ref.name);
       if (got == nullptr) return finish(Status::kError, fmt::format("the reference has no output '{}'", ref.name));
@@ -140,6 +158,7 @@ CaseResult PreparedCase::check() {
     r.out_of_bounds_write = true;
     return finish(Status::kFailed, oob);
   }
+  const PhaseTimer timer(phases_.check);
   std::string message;
   const bool zeros_expected = std::find(c.tags.begin(), c.tags.end(), "zeros_expected") != c.tags.end();
   const Status status = judge(r.metrics, message, zeros_expected);

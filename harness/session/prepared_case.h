@@ -16,6 +16,7 @@
 #include "model/case.h"
 #include "model/case_result.h"
 #include "model/host_tensor.h"
+#include "model/phase_times.h"
 
 namespace opcert {
 
@@ -37,7 +38,7 @@ class PreparedCase {
 
   /// Has the backend publish the last launch's pending results (untimed), waits for the device,
   /// reads the outputs back, checks the guards and compares with the reference: the case's result
-  /// (PASSED, FAILED, MISTRUSTED or ERROR). Call after a launch.
+  /// (PASSED, FAILED, MISTRUSTED or ERROR), with the phases timed so far. Call after a launch.
   CaseResult check();
 
   /// The library call the backend says this call makes, asked now (query_op; "" when it does not
@@ -55,9 +56,15 @@ class PreparedCase {
   /// Bytes of device memory the case holds (inputs and outputs, guards excluded).
   std::size_t device_bytes() const;
 
+  /// The seconds spent so far in each phase (model/phase_times.h): generate and copy from
+  /// prepare, launch (its publish and wait only: launch() itself is left to the caller to time,
+  /// as bench's sampling must not pay for a clock), copy, reference and check from check().
+  const PhaseTimes& phases() const { return phases_; }
+
  private:
   PreparedCase(BackendHandle& backend, const std::string& impl_key, const Case& c, opcert_device device,
                const ExecutionOptions& options);
+  CaseResult check_outputs();  // check() less the phases
 
   BackendHandle* backend_;
   std::string impl_key_;
@@ -68,6 +75,7 @@ class PreparedCase {
   std::vector<HostTensor> inputs_;
   std::vector<DeviceBuffer> in_buffers_, out_buffers_;
   uint64_t published_bytes_ = 0;
+  PhaseTimes phases_;
 };
 
 }  // namespace opcert

@@ -30,16 +30,17 @@ std::unique_ptr<PreparedCollective> PreparedCollective::prepare(BackendHandle& b
                                                                 CaseResult& early) {
   early = blank_result(backend.name(), impl_key, c);
   early.rank = place.rank;
+  std::unique_ptr<PreparedCollective> p;
   const auto fail = [&](Status status, std::string message) -> std::unique_ptr<PreparedCollective> {
     early.status = status;
     early.message = std::move(message);
+    early.phases = p ? p->phases_ : PhaseTimes{};
     return nullptr;
   };
   const auto skip = [&](std::string_view reason, std::string message) {
     early.skip_reason = reason;
     return fail(Status::kSkipped, std::move(message));
   };
-  std::unique_ptr<PreparedCollective> p;
   try {
     p.reset(new PreparedCollective(backend, impl_key, c, device, place));
   } catch (const std::exception& e) {
@@ -56,7 +57,11 @@ std::unique_ptr<PreparedCollective> PreparedCollective::prepare(BackendHandle& b
   try {
     const CollectiveSpec& s = p->spec_;
     const std::size_t width = dtype_bytes(s.dtype);
-    const HostTensor x = RankInputs(s, c.seed, c.id, place.ranks).tensor(place.rank);
+    const HostTensor x = [&] {
+      const PhaseTimer timer(p->phases_.generate);
+      return RankInputs(s, c.seed, c.id, place.ranks).tensor(place.rank);
+    }();
+    const PhaseTimer timer(p->phases_.copy);
     const std::size_t y_bytes = p->sized_.outputs[0].bytes();  // checked: count times ranks times width
     const auto offset_bytes = [&](int64_t elements) -> std::size_t {
       if (auto b = checked_mul(static_cast<uint64_t>(elements), width)) return *b;
@@ -85,6 +90,7 @@ std::unique_ptr<PreparedCollective> PreparedCollective::prepare(BackendHandle& b
 }
 
 void PreparedCollective::run(opcert_comm* comm) {
+  const PhaseTimer timer(phases_.launch);
   launch(comm);
   backend_->synchronize(device_);
 }
@@ -94,11 +100,18 @@ void PreparedCollective::launch(opcert_comm* comm) { backend_->run(call_->call()
 std::size_t PreparedCollective::input_bytes() const { return sized_.inputs[0].bytes(); }
 
 CaseResult PreparedCollective::check() {
+  CaseResult r = check_output();
+  r.phases = phases_;
+  return r;
+}
+
+CaseResult PreparedCollective::check_output() {
   CaseResult r = blank_result(backend_->name(), impl_key_, *case_);
   r.rank = place_.rank;
   HostTensor y(sized_.outputs[0]);
   std::string oob;
   try {
+    const PhaseTimer timer(phases_.copy);
     DeviceBuffer& holder = buffers_.back();
     std::vector<std::byte> whole;
     oob = holder.read_back(whole);
@@ -110,8 +123,12 @@ CaseResult PreparedCollective::check() {
   }
   std::string mismatch;
   try {
-    const RankInputs inputs(spec_, case_->seed, case_->id, place_.ranks);
-    r.metrics.push_back(compare_rank_output(y, expected_output(spec_, inputs, place_.rank), place_.rank, mismatch));
+    const ExpectedOutput expected = [&] {
+      const PhaseTimer timer(phases_.reference);
+      return expected_output(spec_, RankInputs(spec_, case_->seed, case_->id, place_.ranks), place_.rank);
+    }();
+    const PhaseTimer timer(phases_.check);
+    r.metrics.push_back(compare_rank_output(y, expected, place_.rank, mismatch));
   } catch (const std::exception& e) {
     r.status = Status::kError;
     r.message = fmt::format("reference failed: {}", e.what());

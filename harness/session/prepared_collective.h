@@ -37,8 +37,12 @@ class PreparedCollective {
   void run(opcert_comm* comm);
   /// Starts the collective on `comm` without waiting for the device (the bench's timed batches).
   void launch(opcert_comm* comm);
-  /// Reads y back, checks the guards and compares with this rank's expected output.
+  /// Reads y back, checks the guards and compares with this rank's expected output; the result
+  /// carries the phases timed so far.
   CaseResult check();
+  /// The seconds spent so far in each phase (model/phase_times.h): generate and copy in prepare,
+  /// launch in run() (launch() alone is the bench's to time), copy, reference and check in check().
+  const PhaseTimes& phases() const { return phases_; }
   /// Bytes this rank sends into the collective (x), for bandwidth figures.
   std::size_t input_bytes() const;
   const CollectiveSpec& spec() const { return spec_; }
@@ -46,6 +50,7 @@ class PreparedCollective {
  private:
   PreparedCollective(BackendHandle& backend, const std::string& impl_key, const Case& c, opcert_device device,
                      RankPlace place);
+  CaseResult check_output();  // check() less the phases
 
   BackendHandle* backend_;
   std::string impl_key_;
@@ -57,6 +62,7 @@ class PreparedCollective {
   std::unique_ptr<OpCallBuilder> call_;
   std::vector<DeviceBuffer> buffers_;  // out of place: x then y (guarded); in place: one guarded
   std::size_t y_offset_bytes_ = 0;     // where y starts in the buffer it lives in
+  PhaseTimes phases_;
 };
 
 /// The status a failed collective call gives: TIMEOUT for OPCERT_ERROR_TIMEOUT, else ERROR.

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <unordered_map>
 
 #include "model/dtype.h"
@@ -67,6 +68,7 @@ bool serve_jobs(BackendHandle& backend, const Suite& suite, int in_fd, int out_f
   std::string line;
   while (reader.next(line)) {
     if (line.empty()) continue;
+    const auto received = std::chrono::steady_clock::now();
     WorkerAnswer answer;
     JobRequest job;
     try {
@@ -82,6 +84,9 @@ bool serve_jobs(BackendHandle& backend, const Suite& suite, int in_fd, int out_f
       answer = {error_result(backend, job, suite.name, std::string("the worker could not run the job: ") + e.what()),
                 nullptr};
     }
+    // The worker's whole time on the job, for the runner to tell its own overhead from it.
+    PhaseTimes& phases = answer.result.phases ? *answer.result.phases : answer.result.phases.emplace();
+    phases.worker = std::chrono::duration<double>(std::chrono::steady_clock::now() - received).count();
     if (!write_all(out_fd, encode_answer(answer))) return false;
   }
   return true;

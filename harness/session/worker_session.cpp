@@ -117,16 +117,22 @@ std::optional<WorkerAnswer> WorkerSession::run_untagged(const JobRequest& job, c
                                                         const std::function<bool()>& stop) {
   // A worker that died between two jobs (after answering) gets one fresh start for this job.
   uint64_t log_offset = 0;
+  double startup_seconds = 0.0;  // this job's share of starting workers (phases.startup)
+  Clock::time_point sent;
   for (int attempt = 0;; ++attempt) {
     if (!broken_.empty())
       return synthesized(job, c, Status::kError, "the worker for backend '" + launch_.backend +
                                                      "' could not be started: " + broken_, 0.0);
     if (!process_) {
-      const Start s = start(stop);
+      const Start s = [&] {
+        const PhaseTimer timer(startup_seconds);
+        return start(stop);
+      }();
       if (s == Start::kStopped) return std::nullopt;
       if (s == Start::kFailed) continue;
     }
     log_offset = log_size();  // before the job is sent: a worker may die at once
+    sent = Clock::now();
     if (process_->send(encode_job(job))) break;
     process_->kill();
     process_.reset();
@@ -166,6 +172,11 @@ std::optional<WorkerAnswer> WorkerSession::run_untagged(const JobRequest& job, c
     const CaseResult& r = answer.result;
     if (r.case_id != job.case_id || r.impl_key != job.impl_key)
       throw std::runtime_error("it answered for case '" + r.case_id + "' on '" + r.impl_key + "'");
+    if (answer.result.phases) {  // what the worker did not account for is the runner's
+      answer.result.phases->startup = startup_seconds;
+      answer.result.phases->ipc =
+          std::max(0.0, std::chrono::duration<double>(Clock::now() - sent).count() - answer.result.phases->worker);
+    }
     return answer;
   } catch (const std::exception& e) {
     process_.reset();  // out of step with the protocol: start afresh

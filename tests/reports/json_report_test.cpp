@@ -95,6 +95,32 @@ TEST_F(ReportSchema, AReportWithItsPlanAndCoverageValidates) {
   EXPECT_EQ(back.results[0].metrics.front().rounding.worst_misrounded_ulp, 2);
 }
 
+// Schema 2.8: a result's phases validate and read back; a result without them (the runner's own,
+// an older report's) still validates, and a negative time does not.
+TEST_F(ReportSchema, AResultsPhasesValidateAndReadBack) {
+  RunReport report = test::sample_report();
+  report.results[0].phases = PhaseTimes{0.001, 0.002, 0.003, 0.004, 0.005, 0.02, 0.5, 0.0001};
+  make_json_report_writer()->write(report, dir_.path());
+  EXPECT_EQ(validate(dir_.path() / "report.json").exit_code, 0);
+
+  json doc = report_to_json(report);
+  EXPECT_EQ(doc["results"][0]["phases"],
+            json::parse(R"({"generate": 0.001, "copy": 0.002, "launch": 0.003, "reference": 0.004, "check": 0.005,
+                            "worker": 0.02, "startup": 0.5, "ipc": 0.0001})"));
+  EXPECT_FALSE(doc["results"][1].contains("phases"));
+  const RunReport back = run_report_from_json(doc, "report.json");
+  ASSERT_TRUE(back.results[0].phases.has_value());
+  EXPECT_EQ(back.results[0].phases->reference, 0.004);
+  EXPECT_EQ(back.results[0].phases->startup, 0.5);
+  EXPECT_FALSE(back.results[1].phases.has_value());
+
+  doc["results"][0]["phases"]["copy"] = -1.0;
+  test::write_file(dir_.path() / "bad.json", doc.dump());
+  const auto bad = validate(dir_.path() / "bad.json");
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  EXPECT_NE(bad.output.find("/results/0/phases/copy"), std::string::npos) << bad.output;
+}
+
 TEST_F(ReportSchema, ABenchReportWithSamplingAndGpuReadingsValidates) {
   make_json_report_writer()->write(test::sample_bench_report(), dir_.path());
   const auto r = validate(dir_.path() / "report.json");
@@ -167,7 +193,7 @@ TEST_F(ReportSchema, RejectsWhatIsNotAReport) {
 
 TEST(JsonReport, HeaderFieldsAndSuite) {
   const json doc = report_to_json(test::sample_report());
-  EXPECT_EQ(doc["schema_version"], "2.7");
+  EXPECT_EQ(doc["schema_version"], "2.8");
   EXPECT_EQ(doc["kind"], "opcert-conformance-report");
   EXPECT_EQ(doc["opcert_version"], "0.1.0");
   EXPECT_EQ(doc["seed"], 7);

@@ -70,6 +70,37 @@ TEST(ResultsJsonl, TheDeviceAndRankRoundTripAndAResultWithoutThemReadsAsBefore) 
   EXPECT_FALSE(back[1].device.has_value()) << "untagged: no device, as in reports before schema 2.2";
 }
 
+TEST(ResultsJsonl, PhasesRoundTripAndABadOneIsRefusedNamingIt) {
+  ScratchDir dir;
+  auto sample = test::sample_report().results;
+  sample[0].phases = PhaseTimes{0.25, 0.5, 0.125, 2.0, 0.0625, 3.0, 1.5, 0.75};
+  {
+    ResultsJsonl stream(dir.path(), ResultsJsonl::Mode::kTruncate);
+    for (const auto& r : sample) stream.append(r);
+  }
+  const auto back = read_results_jsonl(dir.path() / "results.jsonl");
+  ASSERT_TRUE(back[0].phases.has_value());
+  const PhaseTimes& p = *back[0].phases;
+  EXPECT_EQ(std::vector<double>({p.generate, p.copy, p.launch, p.reference, p.check, p.worker, p.startup, p.ipc}),
+            std::vector<double>({0.25, 0.5, 0.125, 2.0, 0.0625, 3.0, 1.5, 0.75}));
+  EXPECT_FALSE(back[1].phases.has_value()) << "none written, none read: as in reports before schema 2.8";
+
+  for (const auto& [value, problem] : std::vector<std::pair<nlohmann::json, std::string>>{
+           {-0.5, "phases.copy: expected seconds"}, {"inf", "phases.copy: expected seconds"}, {"x", "phases.copy: expected a number"}}) {
+    nlohmann::json j = to_json(sample[0]);
+    j["phases"]["copy"] = value;
+    try {
+      (void)case_result_from_json(j);
+      ADD_FAILURE() << "accepted phases.copy " << value.dump();
+    } catch (const std::exception& e) {
+      EXPECT_NE(std::string(e.what()).find(problem), std::string::npos) << e.what();
+    }
+  }
+  nlohmann::json j = to_json(sample[0]);
+  j["phases"].erase("ipc");
+  EXPECT_THROW((void)case_result_from_json(j), std::runtime_error);
+}
+
 TEST(ResultsJsonl, EachAppendIsOnDiskBeforeTheStreamCloses) {
   ScratchDir dir;
   ResultsJsonl stream(dir.path(), ResultsJsonl::Mode::kTruncate);

@@ -305,5 +305,60 @@ TEST(RunEndToEnd, CoverageNamesThePairsABackendDidNotRunAndWhy) {
   EXPECT_NE(md.find("### declined by the backend\n\n- **SKIPPED** `test_good` `softmax`"), std::string::npos) << md;
 }
 
+// Every answer of a worker carries its phases (schema 2.8): none negative, the five phases within
+// the worker's total; a crash, which the runner reports, has none. --profile prints the profile
+// after the summary table, and summary.md has it either way. No time's size is asserted.
+TEST(RunEndToEnd, EachResultCarriesItsPhasesAndProfilePrintsThem) {
+  TempDir dir;
+  const std::string out = dir.path() + "/out";
+  const auto r = run_opcert(crashy_args(out) + " --filter '^softmax\\.d(2|3|4\\.fp16)$' --profile");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;  // the crash
+
+  const auto results = read_jsonl(fs::path(out) / "results.jsonl");
+  std::map<std::string, json> phases_of;  // backend/impl/case -> phases
+  std::size_t timed = 0;
+  for (const auto& res : results) {
+    const std::string key = res.at("backend").get<std::string>() + "/" + res.at("impl").get<std::string>() + "/" +
+                            res.at("case").get<std::string>();
+    if (res.at("status") == "CRASHED") {
+      EXPECT_FALSE(res.contains("phases")) << "the runner made this result: " << res.dump();
+      continue;
+    }
+    ASSERT_TRUE(res.contains("phases")) << res.dump();
+    const json& p = res.at("phases");
+    ASSERT_EQ(p.size(), 8u) << p.dump();
+    for (const auto& [name, seconds] : p.items()) EXPECT_GE(seconds.get<double>(), 0.0) << name << " in " << res.dump();
+    const double sum = p.at("generate").get<double>() + p.at("copy").get<double>() + p.at("launch").get<double>() +
+                       p.at("reference").get<double>() + p.at("check").get<double>();
+    EXPECT_LE(sum, p.at("worker").get<double>() + 1e-9) << res.dump();
+    phases_of[key] = p;
+    ++timed;
+  }
+  EXPECT_EQ(timed, results.size() - 1) << "all but the crash";
+
+  const json report = read_json(fs::path(out) / "report.json");
+  ASSERT_EQ(report.at("results").size(), results.size());
+  for (const auto& res : report.at("results")) {
+    const std::string key = res.at("backend").get<std::string>() + "/" + res.at("impl").get<std::string>() + "/" +
+                            res.at("case").get<std::string>();
+    if (const auto it = phases_of.find(key); it != phases_of.end()) {
+      EXPECT_EQ(res.value("phases", json()), it->second) << key;
+    }
+  }
+
+  const auto profile = r.out.find("\nprofile (");
+  ASSERT_NE(profile, std::string::npos) << r.out;
+  EXPECT_GT(profile, r.out.find(" result(s) in ")) << "after the summary table: " << r.out;
+  EXPECT_NE(r.out.find("  crashy: 2 job(s), ", profile), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("; 1 result(s) without phases", profile), std::string::npos) << r.out;
+  for (const char* phase : {"generate", "copy", "launch", "reference", "check", "other", "startup", "ipc"})
+    EXPECT_NE(r.out.find(std::string("\n    ") + phase + " ", profile), std::string::npos) << phase << " in " << r.out;
+  EXPECT_NE(read_text(fs::path(out) / "summary.md").find("\n## Profile\n"), std::string::npos);
+
+  const auto plain = run_opcert(crashy_args(dir.path() + "/plain") + " --no-peer --filter 'd2$'");
+  EXPECT_EQ(plain.exit_code, 0) << plain.out << plain.err;
+  EXPECT_EQ(plain.out.find("profile ("), std::string::npos) << "only with --profile: " << plain.out;
+}
+
 }  // namespace
 }  // namespace opcert::test
