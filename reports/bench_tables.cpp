@@ -8,6 +8,9 @@
 #include <set>
 
 #include "reports/number_format.h"
+#include "util/byte_size.h"
+#include "util/duration.h"
+#include "util/significant_digits.h"
 
 namespace opcert {
 namespace {

@@ -36,30 +36,4 @@ std::string dump_json(const nlohmann::json& doc, int indent) {
   return doc.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-std::string three_digits(double v) {
-  if (v >= 100) return fmt::format("{:.0f}", v);
-  if (v >= 10) return fmt::format("{:.1f}", v);
-  if (v >= 1 || v == 0) return fmt::format("{:.2f}", v);
-  if (v >= 0.001) return fmt::format("{:.3f}", v);
-  return fmt::format("{:.2e}", v);
-}
-
-std::string format_duration(double seconds) {
-  if (seconds < 1e-6) return three_digits(seconds * 1e9) + " ns";
-  if (seconds < 1e-3) return three_digits(seconds * 1e6) + " us";
-  if (seconds < 1) return three_digits(seconds * 1e3) + " ms";
-  return three_digits(seconds) + " s";
-}
-
-std::string format_byte_size(double bytes) {
-  constexpr const char* kUnits[] = {"", "K", "M", "G", "T"};
-  int unit = 0;
-  while (bytes >= 1024 && unit < 4) {
-    bytes /= 1024;
-    ++unit;
-  }
-  if (unit == 0) return fmt::format("{:.0f}", bytes);
-  return bytes == std::floor(bytes) ? fmt::format("{:.0f}{}", bytes, kUnits[unit]) : fmt::format("{:.3g}{}", bytes, kUnits[unit]);
-}
-
 }  // namespace opcert

@@ -19,13 +19,6 @@ std::string text_number(double value, int digits = 6);
 /// text_number(*value, digits), or `absent` when there is no value.
 std::string text_number(const std::optional<double>& value, int digits = 4, const std::string& absent = "-");
 
-/// Three significant digits, without an exponent down to 0.001 ("812", "12.4", "3.21", "0.005").
-std::string three_digits(double value);
-/// "812 ns", "12.4 us", "3.21 ms", "1.05 s" (three significant digits).
-std::string format_duration(double seconds);
-/// Short form for tables: "1K", "256M", "1.5G" (powers of 1024); plain bytes under 1 KiB.
-std::string format_byte_size(double bytes);
-
 /// The larger error figure of the two; NaN counts as the worst possible, an absent one as the best.
 std::optional<double> worse_of(const std::optional<double>& a, const std::optional<double>& b);
 

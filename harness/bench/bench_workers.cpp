@@ -2,12 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <stdexcept>
 
 #include "bench/bench_protocol.h"
 #include "session/stop_request.h"
 #include "session/worker_launch.h"
+#include "util/duration.h"
 
 namespace opcert {
 namespace {
@@ -40,7 +40,7 @@ std::chrono::milliseconds BenchWorkers::job_limit(const BenchSettings& s) {
   // A fixed count of launches (--benchmark_min_time=Nx) has no time limit of its own: --timeout is all.
   const double per_sampling_s = s.sampling.fixed_samples ? 0.0 : s.sampling.max_time_s;
   const double sampling_s = static_cast<double>(repetitions(s.benchmark_flags)) * per_sampling_s;
-  return s.timeout + std::chrono::milliseconds(static_cast<int64_t>(std::ceil(sampling_s * 1000.0)));
+  return s.timeout + milliseconds_from_seconds(sampling_s);
 }
 
 WorkerSession& BenchWorkers::session_for(const BackendHandle& backend) {

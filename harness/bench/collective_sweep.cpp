@@ -3,38 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
-#include <limits>
 
 #include "model/dtype.h"
 #include "model/input_error.h"
-#include "reports/number_format.h"
+#include "util/byte_size.h"
 
 namespace opcert {
-
-uint64_t parse_byte_size(std::string_view text, std::string_view flag) {
-  const auto bad = [&] {
-    return InputError(fmt::format("{} '{}' is not a size in bytes: write a whole number with an optional K, M or G "
-                                  "(powers of 1024), e.g. 4096, 1K, 256M",
-                                  flag, text));
-  };
-  std::size_t digits = 0;
-  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  if (digits == 0 || digits > 15) throw bad();
-  uint64_t value = std::stoull(std::string(text.substr(0, digits)));
-  std::string unit(text.substr(digits));
-  for (char& ch : unit) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  if (unit.ends_with("IB")) unit.resize(unit.size() - 2);
-  else if (unit.size() > 1 && unit.ends_with("B")) unit.pop_back();
-  int shift = 0;
-  if (unit == "K") shift = 10;
-  else if (unit == "M") shift = 20;
-  else if (unit == "G") shift = 30;
-  else if (!unit.empty() && unit != "B") throw bad();
-  if (value > (std::numeric_limits<uint64_t>::max() >> 34)) throw bad();
-  return value << shift;
-}
 
 void validate_sweep(const SweepSettings& s) {
   if (s.min_bytes == 0) throw InputError("--min-bytes must be at least 1 byte");

@@ -6,8 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
-#include <string_view>
 #include <vector>
 
 #include "opkit/collective.h"
@@ -19,10 +17,6 @@ struct SweepSettings {
   uint64_t max_bytes = uint64_t{256} << 20;
   double step_factor = 2.0;
 };
-
-/// "4096", "1K", "256M", "1G" (powers of 1024; a trailing "B" or "iB" is allowed) in bytes.
-/// Throws InputError naming `flag` and what to write instead.
-uint64_t parse_byte_size(std::string_view text, std::string_view flag);
 
 /// Throws InputError (one line naming the flags) when min > max, a size is 0, or the step factor
 /// is not above 1.

@@ -1,7 +1,7 @@
 // `opcert verify`'s checks of a certification bundle that need nothing but the bundle: every
 // checksum, that the files agree with each other (bundle_consistency.h), the signature against the
 // vendor's public key, and that a given plugin library is the one certified. (Re-running cases is
-// the CLI's: it starts opcert itself.)
+// bundle_rerun.h's: it starts opcert itself.)
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -10,7 +10,7 @@
 #include <regex>
 #include <system_error>
 
-#include "bench/collective_sweep.h"
+#include "util/byte_size.h"
 
 namespace opcert {
 

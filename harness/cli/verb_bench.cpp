@@ -23,6 +23,7 @@
 #include "ranks/world.h"
 #include "session/job_list.h"
 #include "session/run_paths.h"
+#include "util/byte_size.h"
 
 namespace opcert {
 namespace {

@@ -2,17 +2,14 @@
 // golden reference as safetensors, with a manifest of hashes, for `opcert run --golden` on a
 // machine without LibTorch. Golden sets are large: the size is said before anything is written,
 // and only what a suite or a certification plan names is exported.
-#include <fmt/format.h>
-
 #include <chrono>
-#include <filesystem>
 
 #include "certify/certification_plan.h"
 #include "check/suite.h"
 #include "cli/build_info.h"
 #include "cli/flag_checks.h"
 #include "cli/verbs.h"
-#include "golden/golden_export.h"
+#include "golden/export_command.h"
 #include "model/exit_codes.h"
 #include "model/input_error.h"
 #include "reference/reference.h"
@@ -21,8 +18,6 @@
 
 namespace opcert {
 namespace {
-
-namespace fs = std::filesystem;
 
 struct GoldenExportFlags {
   std::string suite;
@@ -33,14 +28,6 @@ struct GoldenExportFlags {
   uint64_t max_size = 0;
   bool dry_run = false;
 };
-
-std::string mib(uint64_t bytes) { return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1024.0 * 1024.0)); }
-
-fs::path nearest_existing_folder(const fs::path& path) {
-  fs::path p = fs::absolute(path);
-  while (!fs::exists(p) && p.has_parent_path() && p != p.parent_path()) p = p.parent_path();
-  return p;
-}
 
 std::vector<GoldenExportSuite> selected_suites(const GoldenExportFlags& f) {
   std::vector<GoldenExportSuite> out;
@@ -59,57 +46,9 @@ void export_verb(const GoldenExportFlags& f, int& exit_code) {
   if (!reference_available())
     throw InputError("golden export: this opcert was built without LibTorch and cannot compute references; "
                      "export on a machine with it (libtorch-dev) and copy the folder");
-  const std::vector<GoldenExportSuite> suites = selected_suites(f);
-
-  uint64_t total = 0;
-  std::size_t cases = 0;
-  for (const GoldenExportSuite& s : suites) {
-    uint64_t bytes = 0;
-    for (std::size_t i : s.cases) bytes += golden_case_bytes_bound(s.suite.cases[i]);
-    fmt::print("opcert golden: suite {} (seed {}): {} case(s), at most {}\n", s.suite.name, s.seed, s.cases.size(), mib(bytes));
-    total += bytes;
-    cases += s.cases.size();
-  }
-  if (cases == 0)
-    throw InputError(fmt::format("golden export: no case to export{} (collectives need none: each rank checks its own output)",
-                                 f.filter.empty() ? "" : " matches --filter '" + f.filter + "'"));
-  const fs::path dir(f.out);
-  std::error_code ec;
-  const fs::path existing = nearest_existing_folder(dir);  // the disk --out will be on
-  const auto space = fs::space(existing, ec);
-  fmt::print("opcert golden: {} case(s), at most {} in total, into {}{}\n", cases, mib(total), dir.string(),
-             ec ? "" : fmt::format(" ({} free)", mib(space.available)));
-  if (f.dry_run) {
-    exit_code = kExitOk;
-    return;
-  }
-  if (f.max_size > 0 && total > f.max_size)
-    throw InputError(fmt::format("golden export: the set takes up to {}, above --max-size {}: narrow it with --filter, or "
-                                 "raise --max-size",
-                                 mib(total), mib(f.max_size)));
-  if (!ec && total > space.available)
-    throw InputError(fmt::format("golden export: the set takes up to {} and {} has {} free: give --out on a larger disk",
-                                 mib(total), existing.string(), mib(space.available)));
-  if (fs::exists(dir) && !(fs::is_directory(dir) && fs::is_empty(dir)))
-    throw InputError(fmt::format("--out '{}' exists and is not empty: a golden set's manifest covers its whole folder; "
-                                 "give a new directory", dir.string()));
-  fs::create_directories(dir, ec);
-  if (ec) throw InputError(fmt::format("--out '{}': cannot create it: {}", dir.string(), ec.message()));
-
-  const GoldenProvenance provenance{std::string(build_info().version), std::string(build_info().git_commit), reference_library(),
-                                    iso_utc(std::chrono::system_clock::now())};
-  std::size_t done = 0, failed = 0;
-  uint64_t written = 0;
-  const GoldenManifest manifest = export_golden_set(suites, dir, provenance, [&](const GoldenCaseEntry& e) {
-    ++done;
-    written += e.bytes;
-    if (!e.error.empty()) {
-      ++failed;
-      fmt::print("opcert golden: [{}/{}] {}: no reference: {}\n", done, cases, e.id, e.error);
-    }
-  });
-  fmt::print("opcert golden: wrote {} case file(s) ({}) and manifest.json to {}{}\n", done - failed, mib(written), dir.string(),
-             failed == 0 ? "" : fmt::format("; {} case(s) have no reference and will be ERROR in a run, as with LibTorch", failed));
+  const GoldenProvenance provenance{std::string(build_info().version), std::string(build_info().git_commit),
+                                    reference_library(), iso_utc(std::chrono::system_clock::now())};
+  export_golden(selected_suites(f), {f.out, f.max_size, f.dry_run, f.filter}, provenance);
   exit_code = kExitOk;
 }
 

@@ -1,22 +1,13 @@
 // `opcert history add|list|show|remove|export`: the results store (docs/HISTORY.md).
-#include <fmt/format.h>
-
 #include <limits>
-
-#include <algorithm>
-#include <cstdio>
-#include <fstream>
 #include <memory>
 
 #include "cli/cli_context.h"
 #include "cli/flag_checks.h"
 #include "cli/history_flags.h"
 #include "cli/verbs.h"
-#include "history/history_store.h"
-#include "history/run_listing.h"
+#include "history/history_commands.h"
 #include "model/exit_codes.h"
-#include "model/input_error.h"
-#include "reports/report_writer.h"
 
 namespace opcert {
 namespace {
@@ -33,19 +24,12 @@ struct HistoryArgs {
   std::string out;
 };
 
-void print_json(const nlohmann::json& doc) { std::printf("%s\n", doc.dump(2).c_str()); }
+using Args = std::shared_ptr<HistoryArgs>;
 
-}  // namespace
-
-void add_history_verb(CLI::App& app, int& exit_code) {
-  auto* verb = app.add_subcommand("history",
-                                  "Keep runs in a results store (SQLite file or PostgreSQL) and read them back: add, "
-                                  "list, show, remove, export (docs/HISTORY.md)");
-  verb->require_subcommand(1);
-  auto args = std::make_shared<HistoryArgs>();
-
-  auto* add = verb->add_subcommand("add", "Add runs (output directories or report.json files); adding a run twice "
-                                          "changes nothing, and a resumed run's newer report replaces its older one");
+// Each subcommand: its flags, then one call with the store it opens.
+void history_add(CLI::App& verb, const Args& args, int& exit_code) {
+  auto* add = verb.add_subcommand("add", "Add runs (output directories or report.json files); adding a run twice "
+                                         "changes nothing, and a resumed run's newer report replaces its older one");
   add->add_option("RUN", args->runs, "Run output directories or report.json files")->required()->check(existing_path());
   add_db_option(*add, args->db);
   add_project_commit_flag(*add, args->project_commit);
@@ -57,16 +41,13 @@ void add_history_verb(CLI::App& app, int& exit_code) {
     CommonOptions common;
     common.platform_configs = args->platform_configs;
     const PlatformCatalog platforms = load_platform_catalog(common);
-    auto store = HistoryStore::open(args->db, /*create=*/true);
-    for (const std::string& run : args->runs) {
-      const AddResult added = store->add(run, args->project_commit, platforms);
-      std::printf("run %lld %s: %s\n", static_cast<long long>(added.id), outcome_name(added.outcome).c_str(),
-                  run.c_str());
-    }
+    add_runs(*HistoryStore::open(args->db, /*create=*/true), args->runs, args->project_commit, platforms);
     exit_code = kExitOk;
   });
+}
 
-  auto* list = verb->add_subcommand("list", "List the runs in the store, oldest first");
+void history_list(CLI::App& verb, const Args& args, int& exit_code) {
+  auto* list = verb.add_subcommand("list", "List the runs in the store, oldest first");
   add_db_option(*list, args->db);
   list->add_flag("--json", args->json, "Print JSON: an array of runs");
   list->add_option("--platform", args->filter.platform, "Only runs of this platform config");
@@ -77,19 +58,14 @@ void add_history_verb(CLI::App& app, int& exit_code) {
   list->callback([args, &exit_code] {
     auto store = HistoryStore::open(args->db, /*create=*/false);
     if (args->limit > 0) args->filter.limit = args->limit;
-    const auto runs = store->list(args->filter);
-    if (args->json) {
-      nlohmann::json out = nlohmann::json::array();
-      for (const StoredRun& r : runs) out.push_back(stored_run_json(r));
-      print_json(out);
-    } else {
-      std::printf("%s", runs_table(runs).c_str());
-    }
+    print_runs(*store, args->filter, args->json);
     exit_code = kExitOk;
   });
+}
 
-  auto* show = verb->add_subcommand("show", "Show one run: its environment, counts, failures with repro lines, and "
-                                            "benchmark summary");
+void history_show(CLI::App& verb, const Args& args, int& exit_code) {
+  auto* show = verb.add_subcommand("show", "Show one run: its environment, counts, failures with repro lines, and "
+                                           "benchmark summary");
   show->add_option("ID", args->ids, "The run's id (`opcert history list`)")
       ->required()
       ->expected(1)
@@ -97,38 +73,24 @@ void add_history_verb(CLI::App& app, int& exit_code) {
   add_db_option(*show, args->db);
   show->add_flag("--json", args->json, "Print JSON");
   show->callback([args, &exit_code] {
-    auto store = HistoryStore::open(args->db, /*create=*/false);
-    const int64_t id = args->ids.front();
-    const auto run = store->find(id);
-    if (!run)
-      throw InputError(fmt::format("{} has no run {}: `opcert history list` shows the ids", store->describe(), id));
-    const RunReport report = store->report(id);
-    if (args->json)
-      print_json(run_details_json(*run, report));
-    else
-      std::printf("%s", run_details_text(*run, report).c_str());
+    print_run(*HistoryStore::open(args->db, /*create=*/false), args->ids.front(), args->json);
     exit_code = kExitOk;
   });
+}
 
-  auto* remove = verb->add_subcommand("remove", "Remove runs and everything recorded of them");
+void history_remove(CLI::App& verb, const Args& args, int& exit_code) {
+  auto* remove = verb.add_subcommand("remove", "Remove runs and everything recorded of them");
   remove->add_option("ID", args->ids, "The runs' ids")->required()->check(whole_number(1, std::numeric_limits<int64_t>::max()));
   add_db_option(*remove, args->db);
   remove->callback([args, &exit_code] {
-    auto store = HistoryStore::open(args->db, /*create=*/false);
-    std::sort(args->ids.begin(), args->ids.end());
-    args->ids.erase(std::unique(args->ids.begin(), args->ids.end()), args->ids.end());
-    for (const int64_t id : args->ids)  // every id is checked before one is removed
-      if (!store->find(id))
-        throw InputError(fmt::format("{} has no run {}: `opcert history list` shows the ids", store->describe(), id));
-    for (const int64_t id : args->ids) {
-      store->remove(id);
-      std::printf("run %lld removed\n", static_cast<long long>(id));
-    }
+    remove_runs(*HistoryStore::open(args->db, /*create=*/false), args->ids);
     exit_code = kExitOk;
   });
+}
 
-  auto* exported = verb->add_subcommand("export", "Write the store's runs, results, benchmarks and every repetition "
-                                                  "as one JSON document (docs/HISTORY.md, \"Export\")");
+void history_export(CLI::App& verb, const Args& args, int& exit_code) {
+  auto* exported = verb.add_subcommand("export", "Write the store's runs, results, benchmarks and every repetition "
+                                                 "as one JSON document (docs/HISTORY.md, \"Export\")");
   add_db_option(*exported, args->db);
   exported->add_flag("--json", args->json, "JSON, the export's format (the default; named for scripts that say so)");
   exported->add_option("--run", args->ids, "Only these runs (ids); default: all")
@@ -136,19 +98,24 @@ void add_history_verb(CLI::App& app, int& exit_code) {
       ->check(whole_number(1, std::numeric_limits<int64_t>::max()));
   exported->add_option("--out", args->out, "Write to this file instead of stdout")->type_name("FILE");
   exported->callback([args, &exit_code] {
-    auto store = HistoryStore::open(args->db, /*create=*/false);
-    const nlohmann::json doc = store->export_json(args->ids);
-    if (args->out.empty()) {
-      print_json(doc);
-    } else {
-      try {
-        write_file_atomically(args->out, doc.dump(2) + "\n");
-      } catch (const std::exception& e) {
-        throw InputError(fmt::format("--out '{}': {}; give a file in a directory that exists", args->out, e.what()));
-      }
-    }
+    export_runs(*HistoryStore::open(args->db, /*create=*/false), args->ids, args->out);
     exit_code = kExitOk;
   });
+}
+
+}  // namespace
+
+void add_history_verb(CLI::App& app, int& exit_code) {
+  auto* verb = app.add_subcommand("history",
+                                  "Keep runs in a results store (SQLite file or PostgreSQL) and read them back: add, "
+                                  "list, show, remove, export (docs/HISTORY.md)");
+  verb->require_subcommand(1);
+  auto args = std::make_shared<HistoryArgs>();
+  history_add(*verb, args, exit_code);
+  history_list(*verb, args, exit_code);
+  history_show(*verb, args, exit_code);
+  history_remove(*verb, args, exit_code);
+  history_export(*verb, args, exit_code);
 }
 
 }  // namespace opcert

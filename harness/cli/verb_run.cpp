@@ -5,7 +5,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "bench/collective_sweep.h"
+#include "util/byte_size.h"
 #include "check/suite.h"
 #include "cli/build_info.h"
 #include "cli/cli_context.h"

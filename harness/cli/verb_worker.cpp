@@ -7,6 +7,8 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <memory>
+#include <optional>
 
 #include "bench/bench_worker.h"
 #include "check/suite.h"
@@ -19,7 +21,6 @@
 #include "model/exit_codes.h"
 #include "model/input_error.h"
 #include "session/execution.h"
-#include "session/memory_admission.h"
 #include "session/worker_loop.h"
 #include "session/worker_memory_limit.h"
 #include "session/worker_protocol.h"
@@ -49,6 +50,79 @@ PlatformCatalog runner_catalog(const std::vector<std::string>& texts) {
   return catalog;
 }
 
+// What the worker loaded before it says hello: its backend, suite, golden set and platforms, or
+// the one line why it cannot serve (hello.fatal).
+struct WorkerSetup {
+  WorkerHello hello;
+  std::unique_ptr<Registry> registry;
+  BackendHandle* backend = nullptr;
+  Suite suite;
+  ExecutionOptions::ReferenceSource golden;
+  std::optional<PlatformConfig> platform;
+  PlatformCatalog platforms;
+  std::optional<BenchWorkerSettings> bench;
+};
+
+WorkerSetup set_up(const WorkerFlags& flags, const CommonOptions& options) {
+  WorkerSetup w;
+  try {
+    if (!flags.bench.empty()) w.bench = bench_worker_settings_from_json(nlohmann::json::parse(flags.bench));
+    w.platforms = flags.platforms_from_runner ? runner_catalog(flags.platform_texts) : load_platform_catalog(options);
+    if (!options.platform.empty()) {
+      w.platform = w.platforms.require(options.platform);
+      for (const auto& [name, value] : w.platform->environment) setenv(name.c_str(), value.c_str(), 1);
+    }
+    w.registry = load_registry(options, options.backend);  // its own Python backend, not every one
+    w.backend = w.registry->find(options.backend);
+    if (!w.backend) {
+      std::string why = "backend '" + options.backend + "' is not usable in the worker";
+      for (const auto& u : w.registry->unavailable()) why += "; unavailable: " + u.source + ": " + u.reason;
+      throw NoBackendError(why);
+    }
+    w.suite = load_suite(flags.suite, flags.seed);
+    if (!flags.golden.empty()) w.golden = golden_reference_source(flags.golden, w.suite, flags.seed);
+    w.hello.backend = w.backend->name();
+    w.hello.cases = static_cast<int64_t>(w.suite.cases.size());
+  } catch (const std::exception& e) {
+    w.hello = WorkerHello{};
+    w.hello.fatal = e.what();
+  }
+  return w;
+}
+
+// Says hello on the protocol, then serves the runner's jobs until it closes them.
+int serve(const WorkerFlags& flags, const CommonOptions& options) {
+  // The runner owns this process: if it dies, so do we (a hung case must not outlive it).
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() == 1) std::_Exit(kExitBadInput);
+  const ProtocolFds fds = take_protocol_fds();
+  if (fds.in < 0 || fds.out < 0) return kExitBadInput;
+  WorkerSetup w = set_up(flags, options);
+  if (!write_all(fds.out, encode_hello(w.hello)) || !w.hello.fatal.empty()) return w.hello.fatal.empty() ? kExitOk : kExitBadInput;
+  // From here on a case's allocations count against the worker's limit (session/worker_memory_limit.h).
+  limit_worker_memory(flags.max_memory);
+  const PlatformConfig* applied = w.platform ? &*w.platform : nullptr;
+  const auto options_for = [applied, &flags, &w](const Case& c) {
+    ExecutionOptions o = execution_options(c, applied);
+    o.device_index = flags.device;
+    o.max_memory = flags.max_memory;
+    o.reference = w.golden;
+    return o;
+  };
+  // A bench worker times its jobs (bench/bench_worker.h); the runner checked the settings' flags.
+  std::unique_ptr<BenchWorker> bench;
+  if (w.bench) bench = std::make_unique<BenchWorker>(*w.backend, &w.platforms, std::move(*w.bench), options_for);
+  BackendHandle& backend = *w.backend;
+  serve_jobs(backend, w.suite, fds.in, fds.out, [&](const JobRequest& job, const Case& c) {
+    if (!job.bench.is_null()) {
+      if (!bench) throw std::runtime_error("a bench job for a worker started without --bench");
+      return bench->measure(job, c);
+    }
+    return WorkerAnswer{execute_case(backend, job.impl_key, c, options_for(c)), nullptr};
+  });
+  return kExitOk;
+}
+
 }  // namespace
 
 void add_worker_verb(CLI::App& app, int& exit_code) {
@@ -67,79 +141,7 @@ void add_worker_verb(CLI::App& app, int& exit_code) {
   verb->add_option("--max-memory", flags->max_memory, "The most a case may need, in bytes (0: no cap)")->check(whole_number());
   verb->add_option("--bench", flags->bench, "Check and time each job for `opcert bench` under these settings (JSON)");
 
-  verb->callback([options, flags, &exit_code] {
-    // The runner owns this process: if it dies, so do we (a hung case must not outlive it).
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() == 1) std::_Exit(kExitBadInput);
-    const ProtocolFds fds = take_protocol_fds();
-    if (fds.in < 0 || fds.out < 0) {
-      exit_code = kExitBadInput;
-      return;
-    }
-    WorkerHello hello;
-    std::unique_ptr<Registry> registry;
-    BackendHandle* backend = nullptr;
-    Suite suite;
-    ExecutionOptions::ReferenceSource golden;
-    PlatformConfig platform;
-    bool has_platform = false;
-    PlatformCatalog platforms;
-    std::optional<BenchWorkerSettings> bench_settings;
-    try {
-      if (!flags->bench.empty()) bench_settings = bench_worker_settings_from_json(nlohmann::json::parse(flags->bench));
-      platforms = flags->platforms_from_runner ? runner_catalog(flags->platform_texts) : load_platform_catalog(*options);
-      if (!options->platform.empty()) {
-        platform = platforms.require(options->platform);
-        has_platform = true;
-        for (const auto& [name, value] : platform.environment) setenv(name.c_str(), value.c_str(), 1);
-      }
-      registry = load_registry(*options, options->backend);  // its own Python backend, not every one
-      backend = registry->find(options->backend);
-      if (!backend) {
-        std::string why = "backend '" + options->backend + "' is not usable in the worker";
-        for (const auto& u : registry->unavailable()) why += "; unavailable: " + u.source + ": " + u.reason;
-        throw NoBackendError(why);
-      }
-      suite = load_suite(flags->suite, flags->seed);
-      if (!flags->golden.empty()) golden = golden_reference_source(flags->golden, suite, flags->seed);
-      hello.backend = backend->name();
-      hello.cases = static_cast<int64_t>(suite.cases.size());
-    } catch (const std::exception& e) {
-      hello = WorkerHello{};
-      hello.fatal = e.what();
-    }
-    if (!write_all(fds.out, encode_hello(hello)) || !hello.fatal.empty()) {
-      exit_code = hello.fatal.empty() ? kExitOk : kExitBadInput;
-      return;
-    }
-    // From here on a case's allocations count against the worker's limit (session/worker_memory_limit.h).
-    const uint64_t budget = flags->max_memory > 0 ? flags->max_memory : host_available_bytes().value_or(0);
-    if (budget > 0)
-      if (const uint64_t limit = limit_process_data(budget + thread_stack_headroom()); limit > 0)
-        note_deaths_at_memory_limit(limit, budget);
-    const PlatformConfig* applied = has_platform ? &platform : nullptr;
-    const int device = flags->device;
-    const uint64_t max_memory = flags->max_memory;
-    const auto options_for = [applied, device, max_memory, &golden](const Case& c) {
-      ExecutionOptions o = execution_options(c, applied);
-      o.device_index = device;
-      o.max_memory = max_memory;
-      o.reference = golden;
-      return o;
-    };
-    // A bench worker times its jobs (bench/bench_worker.h); the runner checked the settings' flags.
-    std::unique_ptr<BenchWorker> bench;
-    if (bench_settings)
-      bench = std::make_unique<BenchWorker>(*backend, &platforms, std::move(*bench_settings), options_for);
-    serve_jobs(*backend, suite, fds.in, fds.out, [&](const JobRequest& job, const Case& c) {
-      if (!job.bench.is_null()) {
-        if (!bench) throw std::runtime_error("a bench job for a worker started without --bench");
-        return bench->measure(job, c);
-      }
-      return WorkerAnswer{execute_case(*backend, job.impl_key, c, options_for(c)), nullptr};
-    });
-    exit_code = kExitOk;
-  });
+  verb->callback([options, flags, &exit_code] { exit_code = serve(*flags, *options); });
 }
 
 }  // namespace opcert

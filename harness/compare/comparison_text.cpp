@@ -6,6 +6,8 @@
 #include <cstdlib>
 
 #include "reports/number_format.h"
+#include "util/duration.h"
+#include "util/significant_digits.h"
 
 namespace opcert {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "dashboard/html_text.h"
 #include "history/run_listing.h"
-#include "reports/number_format.h"
+#include "util/duration.h"
 
 namespace opcert {
 namespace {

@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "model/checked_size.h"
-#include "reports/number_format.h"
 #include "session/device_buffer.h"
+#include "util/byte_size.h"
 
 namespace opcert {
 

@@ -13,7 +13,8 @@
 #include <cstring>
 #include <thread>
 
-#include "reports/number_format.h"
+#include "session/memory_admission.h"
+#include "util/byte_size.h"
 
 namespace opcert {
 namespace {
@@ -142,6 +143,13 @@ std::string memory_limit_note(std::string_view log_text) {
   const auto begin = at + kMemoryLimitMarker.size();
   const auto end = log_text.find('\n', begin);
   return std::string(log_text.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin));
+}
+
+void limit_worker_memory(uint64_t max_memory) {
+  const uint64_t budget = max_memory > 0 ? max_memory : host_available_bytes().value_or(0);
+  if (budget > 0)
+    if (const uint64_t limit = limit_process_data(budget + thread_stack_headroom()); limit > 0)
+      note_deaths_at_memory_limit(limit, budget);
 }
 
 }  // namespace opcert

@@ -30,6 +30,10 @@ uint64_t thread_stack_headroom();
 /// process as it would have.
 void note_deaths_at_memory_limit(uint64_t limit, uint64_t budget);
 
+/// A worker's limit once its backend is up: `max_memory` (0: the host's available memory) plus the
+/// thread stack headroom, with the handlers above; nothing when neither budget is known.
+void limit_worker_memory(uint64_t max_memory);
+
 /// What starts the line those handlers write.
 inline constexpr std::string_view kMemoryLimitMarker = "opcert worker: died near its memory limit: ";
 

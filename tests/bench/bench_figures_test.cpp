@@ -1,12 +1,10 @@
 // The figures `opcert bench` derives from what it measured: roofline percentages, the platform
-// whose peaks apply, the median and spread of repetitions, the speedup over the peer, and
-// how times are written.
+// whose peaks apply, the median and spread of repetitions, and the speedup over the peer.
 #include <gtest/gtest.h>
 
 #include "bench/bench_job.h"
 #include "bench/roofline.h"
 #include "model/bench_record.h"
-#include "reports/number_format.h"
 
 namespace opcert {
 namespace {
@@ -106,13 +104,6 @@ TEST(BenchJobFigures, AJobWhoseTimingFailedHasNoTypicalTimeAndNoSpeedup) {
   jobs[1].error = "launch failed";
   EXPECT_FALSE(jobs[1].typical_seconds());
   EXPECT_FALSE(speedup_vs_peer(jobs[1], jobs));
-}
-
-TEST(BenchTable, DurationsKeepThreeSignificantDigitsInAReadableUnit) {
-  EXPECT_EQ(format_duration(812e-9), "812 ns");
-  EXPECT_EQ(format_duration(12.4e-6), "12.4 us");
-  EXPECT_EQ(format_duration(3.214e-3), "3.21 ms");
-  EXPECT_EQ(format_duration(1.05), "1.05 s");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include <fstream>
 
+#include "history/history_commands.h"
 #include "history/history_store.h"
 #include "history/schema_migrations.h"
 #include "history/sqlite_connection.h"
@@ -248,6 +249,34 @@ TEST(HistoryLocation, PostgresUrlsAreToldFromFilesAndTheirPasswordsHidden) {
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()).find("s3cret"), std::string::npos) << e.what();
   }
+}
+
+// The subcommands' steps (history/history_commands.h): remove checks every id before it removes
+// one, and a missing run or an unwritable --out is one InputError naming it.
+TEST_F(HistoryStoreTest, RemoveChecksEveryIdFirstAndShowAndExportNameWhatIsWrong) {
+  auto store = HistoryStore::open(db(), true);
+  ::testing::internal::CaptureStdout();
+  add_runs(*store, {write_run(dir_.path() / "a", report("2026-11-26T10:00:00Z")).string()}, "", PlatformCatalog::builtin());
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "run 1 added: " + (dir_.path() / "a").string() + "\n");
+  try {
+    remove_runs(*store, {1, 7});
+    FAIL() << "removed with an unknown id";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("has no run 7: `opcert history list` shows the ids"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(store->find(1)) << "run 1 was removed although id 7 was refused";
+  EXPECT_THROW(print_run(*store, 7, false), InputError);
+  const std::string out = (dir_.path() / "no-such-dir" / "export.json").string();
+  try {
+    export_runs(*store, {}, out);
+    FAIL() << "exported into a missing folder";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--out '" + out + "': ", 0), 0u) << e.what();
+  }
+  ::testing::internal::CaptureStdout();
+  remove_runs(*store, {1, 1});
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "run 1 removed\n");
+  EXPECT_FALSE(store->find(1));
 }
 
 }  // namespace

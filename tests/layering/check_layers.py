@@ -4,14 +4,16 @@
     check_layers.py SOURCE_ROOT            check the tree; one line per violation, exit 1 if any
     check_layers.py --self-test SOURCE_ROOT  copy the tree, plant one violation of each rule, and
                                              check that every one is reported
+    check_layers.py --edges                print the declared layer edges, one layer a line
 
 Rules:
-  layers    an #include may point only at its own layer or a lower one (LAYERS, lowest first);
-            run/ and bench/ are siblings and include neither each other; an op's folder includes
-            no other op's (ops/common is shared); the shipped backends see only the ABI and SDK,
-            but the mutant backend of `opcert selftest`, which reads and writes values with the
-            harness's exact codec (model/) so that its correct twins round once, as the reference does.
-  links     a harness CMake target links only targets of its own layer or lower ones.
+  layers    LAYER_EDGES declares, for each layer, the layers its files may include; an #include of
+            any other layer is a violation (file:line, and what to do), and so is a cycle among
+            the declared edges. An op's folder includes no other op's (ops/common is shared); the
+            shipped backends see only the ABI and SDK, but the mutant backend of `opcert selftest`,
+            which reads and writes values with the harness's exact codec (model/) so that its
+            correct twins round once, as the reference does.
+  links     a harness CMake target links only targets of its own layer or of a layer it may include.
   op names  no harness or reports source outside harness/ops/<op>/ holds "<op>" as a string.
   peer      no harness or reports source holds the word torch in a string literal, but the one
             default of --peer (harness/cli/cli_context.cpp, kDefaultPeer).
@@ -25,25 +27,46 @@ import shutil
 import sys
 import tempfile
 
-# Lowest first. A layer may include itself and any layer before it.
-LAYERS = ["abi", "sdk", "model", "opkit", "loader", "reference", "ops", "check", "ranks", "reports", "compare",
-          "history", "dashboard", "selftest", "certify", "session", "golden", "run", "bench", "cli"]
-SIBLINGS = {("run", "bench"), ("bench", "run")}  # same height, but strangers
-RANK = {name: i for i, name in enumerate(LAYERS)}
-RANK["bench"] = RANK["run"]
-RANK["cli"] = RANK["run"] + 1
-HARNESS_LAYERS = ["model", "opkit", "loader", "reference", "ops", "check", "ranks", "compare", "history", "dashboard",
-                  "selftest", "certify", "session", "golden",
-                  "run", "bench", "cli"]
-# What a backend may include beyond the ABI and the SDK, and why (the docstring says).
-BACKEND_ALLOWANCES = {"backend:mutants": {"model"}}
+# Each layer and the layers its files may include, besides its own (docs/ARCHITECTURE.md, "The
+# layers", is drawn from this table), listed after every layer it may include. An edge is a
+# reviewed decision: a new include of a layer not listed here is a violation until the edge is
+# added here and in the doc, or the code moves.
+LAYER_EDGES = {
+    "abi": [],
+    "sdk": ["abi"],
+    "model": ["abi"],
+    "util": ["model"],
+    "opkit": ["abi", "model"],
+    "loader": ["abi", "model", "opkit"],
+    "reference": ["model", "opkit"],
+    "ops": ["sdk", "model", "opkit", "reference"],
+    "check": ["model", "opkit", "loader", "reference"],
+    "ranks": ["model"],
+    "reports": ["model", "util"],
+    "compare": ["model", "util", "reports"],
+    "history": ["model", "loader", "reports", "compare"],
+    "dashboard": ["model", "util", "reports", "compare", "history"],
+    "session": ["abi", "model", "util", "opkit", "loader", "reference", "check", "ranks", "reports"],
+    "selftest": ["model", "util", "opkit", "loader", "check", "ranks", "reports", "session"],
+    "certify": ["abi", "model", "loader", "check", "reports", "session"],
+    "golden": ["abi", "model", "opkit", "loader", "reference", "check", "session"],
+    "run": ["model", "check", "ranks", "reports", "session"],
+    "bench": ["model", "util", "opkit", "loader", "check", "ranks", "reports", "session"],
+    "cli": ["abi", "model", "util", "opkit", "loader", "reference", "ops", "check", "ranks", "reports", "compare",
+            "history", "dashboard", "session", "selftest", "certify", "golden", "run", "bench"],
+}
+# What the shipped backends may include, and the one backend allowed more, and why (the docstring).
+BACKEND_EDGES = ["abi", "sdk"]
+BACKEND_ALLOWANCES = {"backend:mutants": ["model"]}
+# Pairs with no edge on purpose, and what to do instead of adding one.
+STRANGERS = {frozenset(("run", "bench")): "run/ and bench/ are siblings over session/; move what both need there"}
+HARNESS_LAYERS = [layer for layer in LAYER_EDGES if layer not in ("abi", "sdk", "reports")]
 SOURCE_SUFFIXES = (".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh", ".in")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 DEFAULT_PEER_LINE = re.compile(r'constexpr const char\* kDefaultPeer = "torch";')
-TARGET_LAYER = {"abi": "abi", "sdk": "sdk", "model": "model", "opkit": "opkit", "loader": "loader",
-                "platform": "loader", "reference": "reference", "ops": "ops", "check": "check", "ranks": "ranks",
-                "reports": "reports", "compare": "compare", "history": "history", "dashboard": "dashboard", "selftest": "selftest", "certify": "certify", "session": "session", "golden": "golden", "run": "run", "bench": "bench"}
+TARGET_LAYER = {name: name for name in LAYER_EDGES if name != "cli"}
+TARGET_LAYER["platform"] = "loader"
 
 
 def layer_of(rel):
@@ -95,7 +118,80 @@ def sources(root, top):
                 yield os.path.relpath(os.path.join(dirpath, f), root)
 
 
-def check_includes(root):
+def may_include(mine, theirs, edges):
+    """Whether a file of layer `mine` may include one of layer `theirs` (another layer)."""
+    if mine.startswith("backend:"):
+        return theirs in BACKEND_EDGES or theirs in BACKEND_ALLOWANCES.get(mine, ())
+    return theirs in edges.get(mine, ())
+
+
+def undeclared_include(mine, theirs, edges):
+    """What to do about an include from `mine` of `theirs` that no edge allows."""
+    if mine.startswith("backend:"):
+        return f" ({theirs}); a backend sees only the ABI and the SDK"
+    if theirs.startswith("backend:"):
+        return ", a backend's source; the harness reaches backends through the ABI"
+    stranger = STRANGERS.get(frozenset((mine, theirs)))
+    if stranger:
+        return ": " + stranger
+    if mine in reachable(theirs, edges):
+        return (f", which points back up from {mine}/ to {theirs}/ ({theirs} reaches {mine}: "
+                f"{' -> '.join(path_between(theirs, mine, edges))}); move the code down, or the shared part to a "
+                f"layer both may include")
+    allowed = ", ".join(edges.get(mine, ())) or "none"
+    return (f", but {mine}/ may include only {allowed}: move the code, or declare the edge "
+            f"\"{mine}\" -> \"{theirs}\" in LAYER_EDGES (tests/layering/check_layers.py) and "
+            f"docs/ARCHITECTURE.md")
+
+
+def path_between(start, goal, edges):
+    """A path of declared edges from `start` to `goal` (both included), or [] when none."""
+    queue, came_from = [start], {start: None}
+    while queue:
+        node = queue.pop(0)
+        if node == goal:
+            path = []
+            while node is not None:
+                path.append(node)
+                node = came_from[node]
+            return path[::-1]
+        for nxt in edges.get(node, ()):
+            if nxt not in came_from:
+                came_from[nxt] = node
+                queue.append(nxt)
+    return []
+
+
+def reachable(start, edges):
+    return {node for node in edges if node != start and path_between(start, node, edges)}
+
+
+def check_edges(edges):
+    """The declaration itself: every edge names a layer, and no edges make a cycle. The first cycle
+    the depth-first walk closes is named; others that share its edges would only repeat it."""
+    problems = []
+    state = {}  # layer -> "open" while on the walk's path, "done" after
+
+    def walk(layer, path):
+        state[layer] = "open"
+        for theirs in edges.get(layer, ()):
+            if theirs not in edges:
+                problems.append(f"LAYER_EDGES: {layer} -> {theirs}: no layer {theirs}; declare it or drop the edge")
+            elif state.get(theirs) == "open" and not any("is a cycle" in p for p in problems):
+                cycle = " -> ".join(path[path.index(theirs):] + [layer, theirs] if theirs != layer else [layer, layer])
+                problems.append(f"LAYER_EDGES: {cycle} is a cycle: layers only include downwards; drop one of its "
+                                f"edges and move the code that needed it below both layers")
+            elif theirs not in state:
+                walk(theirs, path + [layer])
+        state[layer] = "done"
+
+    for layer in edges:
+        if layer not in state:
+            walk(layer, [])
+    return problems
+
+
+def check_includes(root, edges):
     problems = []
     for top in ("harness", "reports", "backends"):
         for rel in sources(root, top):
@@ -103,50 +199,44 @@ def check_includes(root):
             if mine is None:
                 continue
             text = open(os.path.join(root, rel), encoding="utf-8", errors="replace").read()
-            for bracket, path in INCLUDE.findall(text):
+            for match in INCLUDE.finditer(text):
+                bracket, path = match.groups()
                 target = resolve(root, rel, bracket, path)
                 if target is None:
                     continue
+                where = f"{rel}:{text.count(chr(10), 0, match.start(2)) + 1}"
                 theirs = layer_of(target)
                 if theirs is None or theirs == mine:
                     if mine == "ops" and theirs == "ops":
                         a, b = op_folder(rel), op_folder(target)
                         if a and b and a != b and b != "common":
-                            problems.append(f"{rel}: includes {path}, another op's folder (share code through ops/common)")
+                            problems.append(f"{where}: includes {path}, another op's folder (share code through ops/common)")
                     continue
-                if mine.startswith("backend:"):
-                    if theirs not in ("abi", "sdk") and theirs not in BACKEND_ALLOWANCES.get(mine, ()):
-                        problems.append(f"{rel}: includes {path} ({theirs}); a backend sees only the ABI and the SDK")
-                    continue
-                if theirs.startswith("backend:"):
-                    problems.append(f"{rel}: includes {path}, a backend's source; the harness reaches backends through the ABI")
-                    continue
-                if (mine, theirs) in SIBLINGS:
-                    problems.append(f"{rel}: includes {path}: {mine}/ and {theirs}/ are siblings over session/; move what both need there")
-                elif RANK[theirs] > RANK[mine]:
-                    problems.append(f"{rel}: includes {path}, which points up from {mine} to {theirs} "
-                                    f"(layers, lowest first: {', '.join(LAYERS)})")
+                if not may_include(mine, theirs, edges):
+                    problems.append(f"{where}: includes {path}{undeclared_include(mine, theirs, edges)}")
     return problems
 
 
 LINK_CALL = re.compile(r"target_link_libraries\(\s*(\S+)(.*?)\)", re.S)
-LINKED = re.compile(r"opcert(?:::|_)(abi|sdk|model|opkit|loader|platform|reference|ops|op_\w+|check|ranks|reports|compare|selftest|certify|session|golden|run|bench)\b")
+LINKED = re.compile(r"opcert(?:::|_)(abi|sdk|model|util|opkit|loader|platform|reference|ops|op_\w+|check|ranks|reports|"
+                    r"compare|history|dashboard|selftest|certify|session|golden|run|bench)\b")
 
 
-def check_links(root):
+def check_links(root, edges):
     problems = []
     for rel in [f for top in ("harness", "reports") for f in cmake_files(root, top)]:
         mine = layer_of(rel.replace("CMakeLists.txt", "x.h"))
         if mine is None:
             continue
         text = open(os.path.join(root, rel), encoding="utf-8").read()
-        for target, args in LINK_CALL.findall(text):
+        for call in LINK_CALL.finditer(text):
+            target, args = call.groups()
             for name in LINKED.findall(args):
                 theirs = "ops" if name.startswith("op_") else TARGET_LAYER[name]
-                if theirs == mine:
-                    continue
-                if (mine, theirs) in SIBLINGS or RANK[theirs] > RANK[mine]:
-                    problems.append(f"{rel}: {target} links opcert::{name}, which is not below {mine}")
+                if theirs != mine and not may_include(mine, theirs, edges):
+                    line = text.count("\n", 0, call.start()) + 1
+                    problems.append(f"{rel}:{line}: {target} links opcert::{name}, but {mine} may include only "
+                                    f"{', '.join(edges.get(mine, ())) or 'none'}: link what its layer may include")
     return problems
 
 
@@ -204,22 +294,35 @@ def check_source_globs(root):
     return problems
 
 
-def check(root):
-    return check_includes(root) + check_links(root) + check_names(root) + check_source_globs(root)
+def check(root, edges=None):
+    edges = LAYER_EDGES if edges is None else edges
+    return (check_edges(edges) + check_includes(root, edges) + check_links(root, edges) + check_names(root) +
+            check_source_globs(root))
 
 
 def self_test(root):
-    """Plants one violation of each rule in a copy of the tree; each must be reported."""
+    """Plants one violation of each rule in a copy of the tree, and a cycle in a copy of the edges;
+    each must be reported."""
     plants = {
         "harness/model/zz_up.h": '#include "session/targets.h"\n',
         "harness/run/zz_sibling.cpp": '#include "bench/bench_job.h"\n',
+        # ranks/ is no higher than reports/, but reports/ declares no edge to it
+        "reports/zz_undeclared.cpp": '#include <vector>\n\n#include "ranks/world.h"\n',
         "harness/ops/gemm/zz_cross.cpp": '#include "ops/softmax/softmax.h"\n',
         "backends/cpu/zz_harness.cpp": '#include "model/case.h"\n',
         "harness/check/zz_name.cpp": 'const char* k = "softmax";\n',
         "reports/zz_peer.cpp": 'const char* p = "vs torch";\n',
     }
-    expected = ["zz_up.h", "zz_sibling.cpp", "zz_cross.cpp", "zz_harness.cpp", "zz_name.cpp", "zz_peer.cpp",
-                "links opcert::bench", "backends/cpu/CMakeLists.txt: globs"]
+    expected = ["zz_up.h:1: includes session/targets.h, which points back up from model/ to session/",
+                "zz_sibling.cpp:1: includes bench/bench_job.h: run/ and bench/ are siblings",
+                'zz_undeclared.cpp:3: includes ranks/world.h, but reports/ may include only model, util: move the '
+                'code, or declare the edge "reports" -> "ranks"',
+                "zz_cross.cpp:1", "zz_harness.cpp:1", "zz_name.cpp", "zz_peer.cpp",
+                "links opcert::bench", "backends/cpu/CMakeLists.txt: globs",
+                "LAYER_EDGES: model -> check -> model is a cycle"]
+    # A declared edge that closes a cycle: check/ already reaches model/, and model/ now check/.
+    edges = {layer: list(lower) for layer, lower in LAYER_EDGES.items()}
+    edges["model"].append("check")
     with tempfile.TemporaryDirectory() as tmp:
         copy = os.path.join(tmp, "tree")
         for top in ("harness", "reports", "backends"):
@@ -231,7 +334,7 @@ def self_test(root):
             f.write("\ntarget_link_libraries(opcert_check PRIVATE opcert::bench)\n")
         with open(os.path.join(copy, "backends/cpu/CMakeLists.txt"), "a") as f:
             f.write("\nfile(GLOB _more CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/ops/*.cpp)\n")
-        found = check(copy)
+        found = check(copy, edges)
     missed = [e for e in expected if not any(e in p for p in found)]
     for m in missed:
         print(f"check_layers self-test: the planted violation {m} was not reported", file=sys.stderr)
@@ -244,6 +347,10 @@ def self_test(root):
 def main(argv):
     if len(argv) == 3 and argv[1] == "--self-test":
         return self_test(argv[2])
+    if len(argv) == 2 and argv[1] == "--edges":
+        for layer, lower in LAYER_EDGES.items():
+            print(f"{layer} -> {', '.join(lower) or '(nothing)'}")
+        return 0
     if len(argv) != 2:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
