@@ -17,6 +17,7 @@
 #include "model/exit_codes.h"
 #include "model/input_error.h"
 #include "reports/alignment.h"
+#include "reports/file_sinks.h"
 #include "reports/json_report_writer.h"
 #include "reports/output_sets.h"
 #include "session/exit_rule.h"
