@@ -67,7 +67,10 @@ double quantum(int mbits, int min_exponent, double x) {
 // Round |x| to the format's grid, to nearest even; may return a value above max_finite.
 double round_magnitude(const Format& f, double x) {
   const double q = quantum(f.mbits, 1 - f.bias(), x);
-  return std::nearbyint(x / q) * q;  // scaling by a power of two is exact
+  // Scaling by a power of two is exact, so x / q is x * (1 / q); and x / q < 2^(mbits + 1), so
+  // adding and taking away 2^52 rounds it as nearbyint does, without the call.
+  constexpr double kRounder = 0x1p52;
+  return ((x * (1.0 / q) + kRounder) - kRounder) * q;
 }
 
 // Format::max_finite, computed once per format (it takes two ldexp calls).
