@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <stdexcept>
+#include <vector>
 
 namespace opcert {
 namespace {
@@ -41,18 +42,46 @@ double decode(const Format& f, uint32_t bits) {
   return s * std::ldexp(1.0 + std::ldexp(static_cast<double>(m), -f.mbits), static_cast<int>(e) - f.bias());
 }
 
+// Exact bit-level stand-ins for frexp and ldexp(1, e), which are calls: the codec is the inner
+// loop of input generation and of the check (docs/PERFORMANCE.md, "The harness").
+// floor(log2 |x|) of a normal double; below the normal range, the smallest normal's (callers clamp).
+int binade(double x) {
+  const auto biased = static_cast<int>(std::bit_cast<uint64_t>(x) >> 52 & 0x7FF);
+  return biased == 0 ? -1022 : biased - 1023;
+}
+
+// 2^e, exactly (ldexp outside the normal range, where the bits would not do).
+double power_of_two(int e) {
+  if (e < -1022 || e > 1023) return std::ldexp(1.0, e);
+  return std::bit_cast<double>(static_cast<uint64_t>(e + 1023) << 52);
+}
+
 // The spacing of a binary format's values in the binade of |x|: `mbits` stored mantissa bits,
-// normal exponents from `min_exponent` (the subnormal spacing below it).
+// normal exponents from `min_exponent` (the subnormal spacing below it). The caller's formats
+// have min_exponent >= -1022, so binade's floor for subnormal doubles changes nothing.
 double quantum(int mbits, int min_exponent, double x) {
-  int exp2 = 0;
-  std::frexp(std::fabs(x), &exp2);  // |x| = frac * 2^exp2, frac in [0.5, 1)
-  return std::ldexp(1.0, std::max(exp2 - 1, min_exponent) - mbits);
+  if (x == 0.0 || !std::isfinite(x)) return power_of_two(std::max(-1, min_exponent) - mbits);  // frexp's exponent 0
+  return power_of_two(std::max(binade(std::fabs(x)), min_exponent) - mbits);
 }
 
 // Round |x| to the format's grid, to nearest even; may return a value above max_finite.
 double round_magnitude(const Format& f, double x) {
   const double q = quantum(f.mbits, 1 - f.bias(), x);
-  return std::nearbyint(x / q) * q;  // scaling by a power of two is exact
+  // Scaling by a power of two is exact, so x / q is x * (1 / q); and x / q < 2^(mbits + 1), so
+  // adding and taking away 2^52 rounds it as nearbyint does, without the call.
+  constexpr double kRounder = 0x1p52;
+  return ((x * (1.0 / q) + kRounder) - kRounder) * q;
+}
+
+// Format::max_finite, computed once per format (it takes two ldexp calls).
+double max_finite_of(const Format& f) {
+  static const double fp16 = kFp16.max_finite(), bf16 = kBf16.max_finite(), e4m3 = kE4m3.max_finite(),
+                      e5m2 = kE5m2.max_finite();
+  if (&f == &kFp16) return fp16;
+  if (&f == &kBf16) return bf16;
+  if (&f == &kE4m3) return e4m3;
+  if (&f == &kE5m2) return e5m2;
+  return f.max_finite();
 }
 
 uint32_t encode(const Format& f, double value) {
@@ -63,18 +92,16 @@ uint32_t encode(const Format& f, double value) {
   const uint32_t sign = std::signbit(value) ? sign_bit : 0u;
   double x = std::fabs(value);
   if (!std::isinf(x)) x = round_magnitude(f, x);
-  if (x > f.max_finite()) {
-    if (!f.ieee_specials) x = f.max_finite();  // e4m3fn saturates
-    else return sign | (top << f.mbits);         // infinity
+  if (x > max_finite_of(f)) {
+    if (!f.ieee_specials) x = max_finite_of(f);  // e4m3fn saturates
+    else return sign | (top << f.mbits);           // infinity
   }
   if (x == 0.0) return sign;
-  int exp2 = 0;
-  std::frexp(x, &exp2);
-  const int exponent = exp2 - 1;
+  const int exponent = binade(x);  // x is on the format's grid: a normal double
   if (exponent < 1 - f.bias()) {  // subnormal
-    return sign | static_cast<uint32_t>(std::ldexp(x, f.bias() - 1 + f.mbits));
+    return sign | static_cast<uint32_t>(x * power_of_two(f.bias() - 1 + f.mbits));
   }
-  const auto mantissa = static_cast<uint32_t>(std::ldexp(std::ldexp(x, -exponent) - 1.0, f.mbits));
+  const auto mantissa = static_cast<uint32_t>((x * power_of_two(-exponent) - 1.0) * power_of_two(f.mbits));
   return sign | static_cast<uint32_t>(exponent + f.bias()) << f.mbits | mantissa;
 }
 
@@ -100,12 +127,30 @@ int64_t ordinal(uint64_t bits, int sign_shift) {
   return (bits & sign) ? -magnitude : magnitude;
 }
 
+// Every code of a format decoded once (by `decode`, the definition), so a load is a lookup.
+template <std::size_t N>
+std::vector<double> decode_all(const Format& f) {
+  std::vector<double> table(N);
+  for (std::size_t code = 0; code < N; ++code) table[code] = decode(f, static_cast<uint32_t>(code));
+  return table;
+}
+
+double decoded(const Format& f, uint32_t bits) {
+  static const std::vector<double> fp16 = decode_all<65536>(kFp16), bf16 = decode_all<65536>(kBf16),
+                                   e4m3 = decode_all<256>(kE4m3), e5m2 = decode_all<256>(kE5m2);
+  if (&f == &kFp16) return fp16[bits];
+  if (&f == &kBf16) return bf16[bits];
+  if (&f == &kE4m3) return e4m3[bits];
+  if (&f == &kE5m2) return e5m2[bits];
+  return decode(f, bits);
+}
+
 }  // namespace
 
-double decode_fp16(uint16_t bits) { return decode(kFp16, bits); }
-double decode_bf16(uint16_t bits) { return decode(kBf16, bits); }
-double decode_fp8_e4m3fn(uint8_t bits) { return decode(kE4m3, bits); }
-double decode_fp8_e5m2(uint8_t bits) { return decode(kE5m2, bits); }
+double decode_fp16(uint16_t bits) { return decoded(kFp16, bits); }
+double decode_bf16(uint16_t bits) { return decoded(kBf16, bits); }
+double decode_fp8_e4m3fn(uint8_t bits) { return decoded(kE4m3, bits); }
+double decode_fp8_e5m2(uint8_t bits) { return decoded(kE5m2, bits); }
 
 uint16_t encode_fp16(double value) { return static_cast<uint16_t>(encode(kFp16, value)); }
 uint16_t encode_bf16(double value) { return static_cast<uint16_t>(encode(kBf16, value)); }
@@ -162,10 +207,10 @@ double load_from(opcert_dtype dtype, const void* src) {
     case OPCERT_DTYPE_BF16: {
       uint16_t b;
       std::memcpy(&b, src, 2);
-      return decode(*format_of(dtype), b);
+      return decoded(*format_of(dtype), b);
     }
     case OPCERT_DTYPE_F8_E4M3FN:
-    case OPCERT_DTYPE_F8_E5M2: return decode(*format_of(dtype), *static_cast<const uint8_t*>(src));
+    case OPCERT_DTYPE_F8_E5M2: return decoded(*format_of(dtype), *static_cast<const uint8_t*>(src));
     case OPCERT_DTYPE_I8: return *static_cast<const int8_t*>(src);
     case OPCERT_DTYPE_I32: {
       int32_t i;

@@ -152,6 +152,44 @@ TEST(ScalarCodec, RoundsTiesToEven) {
   EXPECT_EQ(encode_fp16(std::ldexp(3.0, -25)), 0x0002);
 }
 
+// Every rounding boundary of every format: the midpoint between two neighbouring codes goes to
+// the even one, the doubles either side of it to the nearer; the spacing at each code is the gap
+// to the next. The encoder's bit-level fast path (no frexp, no ldexp) must agree everywhere.
+TEST(ScalarCodec, EveryMidpointRoundsToNearestEven) {
+  struct Case {
+    FormatDef def;
+    opcert_dtype dtype;
+    uint32_t (*encode)(double);
+  };
+  const Case cases[] = {
+      {kFp16, OPCERT_DTYPE_F16, [](double v) -> uint32_t { return encode_fp16(v); }},
+      {kBf16, OPCERT_DTYPE_BF16, [](double v) -> uint32_t { return encode_bf16(v); }},
+      {kE4m3, OPCERT_DTYPE_F8_E4M3FN, [](double v) -> uint32_t { return encode_fp8_e4m3fn(v); }},
+      {kE5m2, OPCERT_DTYPE_F8_E5M2, [](double v) -> uint32_t { return encode_fp8_e5m2(v); }},
+  };
+  for (const Case& c : cases) {
+    const uint32_t sign = 1u << (c.def.exp_bits + c.def.man_bits);
+    int failures = 0;
+    for (uint32_t code = 0; code + 1 < sign && failures < 10; ++code) {
+      const auto lo = reference_decode(c.def, code), hi = reference_decode(c.def, code + 1);
+      if (!lo || !hi || std::isinf(*hi)) break;  // past the largest finite code
+      const double mid = (*lo + *hi) / 2.0;     // exact: one more bit than the format has
+      const uint32_t even = code % 2 == 0 ? code : code + 1;
+      const uint32_t got[] = {c.encode(mid), c.encode(std::nextafter(mid, 0.0)), c.encode(std::nextafter(mid, 1e300)),
+                              c.encode(-mid)};
+      const uint32_t want[] = {even, code, code + 1, even | sign};
+      for (int i = 0; i < 4; ++i) {
+        EXPECT_EQ(got[i], want[i]) << "dtype " << c.dtype << " code 0x" << std::hex << code << " case " << i;
+        failures += got[i] != want[i];
+      }
+      EXPECT_EQ(round_to(c.dtype, mid), *reference_decode(c.def, even));
+      if (code > 0) {
+        EXPECT_EQ(grid_spacing(c.dtype, *lo), *hi - *lo) << "dtype " << c.dtype << " code 0x" << std::hex << code;
+      }
+    }
+  }
+}
+
 TEST(ScalarCodec, E4m3fnSaturatesAt448) {
   EXPECT_EQ(encode_fp8_e4m3fn(448.0), 0x7E);
   EXPECT_EQ(encode_fp8_e4m3fn(464.0), 0x7E);  // the tie above 448 would round to 480

@@ -35,10 +35,12 @@ void elementwise(const ScaledDot& p, std::span<const int64_t> flat, double* valu
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(p.k, 1));
   at::parallel_for(0, static_cast<int64_t>(flat.size()), grain, [&](int64_t begin, int64_t end) {
     std::vector<double> a_row(static_cast<std::size_t>(p.k)), b_row(static_cast<std::size_t>(p.k));
+    int64_t a_row_of = -1;  // a sample is sorted: its elements of one row of A come together
     for (int64_t s = begin; s < end; ++s) {
       const int64_t m = flat[static_cast<std::size_t>(s)] / p.n;
       const int64_t n = flat[static_cast<std::size_t>(s)] % p.n;
-      a.copy(m * p.k, 1, p.k, a_row.data());
+      if (m != a_row_of) a.copy(m * p.k, 1, p.k, a_row.data());
+      a_row_of = m;
       if (p.b_is_kn) b.copy(n, p.n, p.k, b_row.data());
       else b.copy(n * p.k, 1, p.k, b_row.data());
       double value = 0.0, scale_of_terms = 0.0;
