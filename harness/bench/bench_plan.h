@@ -14,8 +14,8 @@
 #include "bench/bench_workers.h"
 #include "check/suite.h"
 #include "model/case_result.h"
-#include "session/job_list.h"
-#include "session/targets.h"
+#include "session/planning/job_list.h"
+#include "session/planning/targets.h"
 
 namespace opcert {
 
@@ -24,7 +24,7 @@ struct BenchPlan {
   std::vector<CaseResult> verdicts;   ///< the jobs not to be timed: SKIPPED, or why query_op failed
 };
 
-/// The jobs of `suite` on `targets` (session/job_list.h's plan_checked_jobs) in the order they are
+/// The jobs of `suite` on `targets` (session/planning/job_list.h's plan_checked_jobs) in the order they are
 /// timed. Throws InputError as plan_checked_jobs does, before any worker starts.
 std::vector<Job> ordered_bench_jobs(const std::vector<RunTarget>& targets, const Suite& suite, const BenchSettings& s);
 

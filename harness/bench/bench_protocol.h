@@ -1,4 +1,4 @@
-// What `opcert bench` says to its workers beyond the run protocol (session/worker_protocol.h):
+// What `opcert bench` says to its workers beyond the run protocol (session/worker/worker_protocol.h):
 //
 //   runner -> worker, at its start:  `opcert worker --bench JSON` (BenchWorkerSettings: the
 //                                    sampling policy, --cold-l2, Google Benchmark's flags)
@@ -36,7 +36,7 @@ struct BenchRequest {
   std::string platform;        ///< the platform whose peaks give pct_peak; "" for none
   double peer_mean_s = 0.0;    ///< the peer's latest mean on the case; 0: no speedup counter
   double copy_mean_s = 0.0;    ///< the copy baseline's latest mean; 0: no pct_of_copy counter
-  /// Only ask query_op and the memory admission (session/memory_admission.h): the answer's
+  /// Only ask query_op and the memory admission (session/execution/memory_admission.h): the answer's
   /// measurement is checked (its result the SKIPPED or ERROR verdict) when the job is not to be
   /// timed, else unchecked with the library call the backend names.
   bool support_only = false;

@@ -10,7 +10,7 @@
 #include "reports/jsonl_lines.h"
 #include "reports/report_writer.h"
 #include "reports/results_jsonl.h"
-#include "session/job_record.h"
+#include "session/job/job_record.h"
 
 namespace opcert {
 namespace {

@@ -1,5 +1,5 @@
 // `opcert bench --resume DIR` (docs/CLI.md, "Resuming a run"): what an earlier sitting of the same
-// job (session/job_sitting.h) measured in DIR, kept a case at a time. A case whose every benchmark was recorded (the peer,
+// job (session/job/job_sitting.h) measured in DIR, kept a case at a time. A case whose every benchmark was recorded (the peer,
 // each backend's implementations, the copy baseline) keeps its records and checks; a case cut short
 // is measured again whole, so that the speedups of a row always compare figures of one sitting.
 #pragma once
@@ -26,7 +26,7 @@ struct KeptBenchmarks {
   std::string results_text;       ///< results.jsonl likewise: the kept checks, once each (skips are judged again)
 };
 
-/// What `out_dir`, where an earlier sitting of the same job measured (session/job_sitting.h
+/// What `out_dir`, where an earlier sitting of the same job measured (session/job/job_sitting.h
 /// decides that it is one), holds of the benchmarks `jobs`. Throws InputError when a line cannot
 /// be read back.
 KeptBenchmarks kept_benchmarks(const std::filesystem::path& out_dir, const std::vector<BenchJob>& jobs);
@@ -35,7 +35,7 @@ KeptBenchmarks kept_benchmarks(const std::filesystem::path& out_dir, const std::
 /// atomically), so that the bench appends to files in which every benchmark and result is once.
 void rewrite_kept_files(const std::filesystem::path& out_dir, const KeptBenchmarks& kept);
 
-/// The identity of a bench job's check result (session/job_record.h's result_identity).
+/// The identity of a bench job's check result (session/job/job_record.h's result_identity).
 std::string check_identity(const BenchJob& job);
 
 }  // namespace opcert

@@ -20,13 +20,13 @@
 #include "reports/file_sinks.h"
 #include "reports/json_report_writer.h"
 #include "reports/output_sets.h"
-#include "session/exit_rule.h"
-#include "session/job_list.h"
-#include "session/job_record.h"
-#include "session/job_sitting.h"
-#include "session/run_header.h"
-#include "session/run_paths.h"
-#include "session/stop_request.h"
+#include "session/job/exit_rule.h"
+#include "session/job/job_record.h"
+#include "session/job/job_sitting.h"
+#include "session/job/run_header.h"
+#include "session/job/run_paths.h"
+#include "session/job/stop_request.h"
+#include "session/planning/job_list.h"
 
 namespace opcert {
 namespace {

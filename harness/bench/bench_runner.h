@@ -3,7 +3,7 @@
 // in its backend's worker process (bench/bench_workers.h, bench/bench_worker.h), where it is
 // registered as a Google Benchmark benchmark. A sitting reads as run's does: plan (the jobs, each
 // asked in its worker whether it is to be timed: bench/bench_plan.h), open the outputs
-// (session/job_sitting.h: job.json, --resume, reports/output_sets.h's add_bench_outputs), measure
+// (session/job/job_sitting.h: job.json, --resume, reports/output_sets.h's add_bench_outputs), measure
 // through the workers, finish. Each case's inputs are generated once and its output checked once
 // against the reference, outside the timed region; then the op is launched again and again on the
 // same device buffers. A worker that crashes or hangs, in query_op or in the case, costs its row
@@ -16,7 +16,7 @@
 
 #include "bench/bench_settings.h"
 #include "check/suite.h"
-#include "session/targets.h"
+#include "session/planning/targets.h"
 
 namespace opcert {
 

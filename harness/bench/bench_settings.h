@@ -1,4 +1,4 @@
-// What `opcert bench` is told beyond what every session is (session/session_settings.h).
+// What `opcert bench` is told beyond what every session is (session/planning/session_settings.h).
 #pragma once
 
 #include <chrono>
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "bench/sampling_policy.h"
-#include "session/session_settings.h"
+#include "session/planning/session_settings.h"
 
 namespace opcert {
 
@@ -19,7 +19,7 @@ struct BenchSettings : SessionSettings {
   /// Google Benchmark's own flags, passed through (--benchmark_repetitions=..., ...), less the time
   /// flags `sampling` took.
   std::vector<std::string> benchmark_flags;
-  /// --max-memory: the most a case may need (session/memory_admission.h); 0 for no cap beyond the
+  /// --max-memory: the most a case may need (session/execution/memory_admission.h); 0 for no cap beyond the
   /// host's available memory and the device's.
   uint64_t max_memory = 0;
   /// --resume: out_dir holds an earlier bench of the same job (job.json); the cases it measured

@@ -13,9 +13,9 @@
 #include "bench/roofline.h"
 #include "bench/sample_timer.h"
 #include "model/input_error.h"
-#include "session/memory_admission.h"
-#include "session/op_call_builder.h"
-#include "session/prepared_case.h"
+#include "session/execution/memory_admission.h"
+#include "session/execution/op_call_builder.h"
+#include "session/execution/prepared_case.h"
 
 namespace opcert {
 namespace {

@@ -16,8 +16,8 @@
 #include "loader/backend_handle.h"
 #include "loader/platform/platform_config.h"
 #include "model/case.h"
-#include "session/execution.h"
-#include "session/worker_protocol.h"
+#include "session/execution/execution.h"
+#include "session/worker/worker_protocol.h"
 
 namespace opcert {
 

@@ -5,8 +5,8 @@
 #include <stdexcept>
 
 #include "bench/bench_protocol.h"
-#include "session/stop_request.h"
-#include "session/worker_launch.h"
+#include "session/job/stop_request.h"
+#include "session/worker/worker_launch.h"
 #include "util/duration.h"
 
 namespace opcert {

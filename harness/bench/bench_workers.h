@@ -1,6 +1,6 @@
 // The runner's side of `opcert bench`'s workers: one worker process per backend (on its first
 // device), started at its backend's first job, as `opcert run` starts its own
-// (session/worker_launch.h); the timing loop runs in it (bench/bench_worker.h). A worker that
+// (session/worker/worker_launch.h); the timing loop runs in it (bench/bench_worker.h). A worker that
 // crashes, hangs past the job's limit or answers garbage costs that job alone: its check becomes
 // CRASHED, TIMEOUT or ERROR with the reason, and the backend's next job gets a fresh worker.
 #pragma once
@@ -16,7 +16,7 @@
 #include "bench/bench_job.h"
 #include "bench/bench_settings.h"
 #include "check/suite.h"
-#include "session/worker_session.h"
+#include "session/worker/worker_session.h"
 
 namespace opcert {
 

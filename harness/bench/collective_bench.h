@@ -2,7 +2,7 @@
 // (or one rank that says so): for each case of the suite and each size of the sweep, each
 // selected backend (and the peer, where it has the collective, e.g. torch.distributed) runs the
 // collective once and checks it, then `warmup` untimed and `iters` timed collectives, through the
-// shared collective loop (session/collective_loop.h); rank 0 emits a row per size (time, algbw,
+// shared collective loop (session/rank_loop/collective_loop.h); rank 0 emits a row per size (time, algbw,
 // busbw, the peer's busbw and the ratio) into the result stream. Each step has the deadline of
 // `--timeout`; a dead or hung rank ends the job with TIMEOUT/ERROR rows and the outputs written.
 #pragma once
@@ -14,7 +14,7 @@
 #include "bench/collective_sweep.h"
 #include "check/suite.h"
 #include "ranks/world.h"
-#include "session/targets.h"
+#include "session/planning/targets.h"
 
 namespace opcert {
 

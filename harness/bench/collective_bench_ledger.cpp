@@ -8,8 +8,8 @@
 #include "model/exit_codes.h"
 #include "model/input_error.h"
 #include "reports/output_sets.h"
-#include "session/run_header.h"
-#include "session/run_paths.h"
+#include "session/job/run_header.h"
+#include "session/job/run_paths.h"
 
 namespace opcert {
 

@@ -15,7 +15,7 @@
 #include "bench/collective_bench.h"
 #include "bench/collective_bench_job.h"
 #include "reports/result_stream.h"
-#include "session/rank_session.h"
+#include "session/rank_loop/rank_session.h"
 
 namespace opcert {
 

@@ -8,9 +8,9 @@
 #include "bench/collective_bench_ledger.h"
 #include "bench/sample_timer.h"
 #include "reports/json_report_writer.h"
-#include "session/collective_loop.h"
-#include "session/job_list.h"
-#include "session/run_header.h"
+#include "session/job/run_header.h"
+#include "session/planning/job_list.h"
+#include "session/rank_loop/collective_loop.h"
 
 namespace opcert {
 namespace {

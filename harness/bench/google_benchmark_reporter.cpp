@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "session/run_header.h"
+#include "session/job/run_header.h"
 
 namespace opcert {
 namespace {

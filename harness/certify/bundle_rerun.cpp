@@ -12,8 +12,8 @@
 #include "check/suite.h"
 #include "model/input_error.h"
 #include "reports/report_reader.h"
-#include "session/repro.h"
-#include "session/run_paths.h"
+#include "session/job/repro.h"
+#include "session/job/run_paths.h"
 
 namespace opcert {
 namespace {

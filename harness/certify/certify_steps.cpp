@@ -7,7 +7,7 @@
 #include "model/exit_codes.h"
 #include "model/input_error.h"
 #include "model/utc_time.h"
-#include "session/run_paths.h"
+#include "session/job/run_paths.h"
 
 namespace opcert {
 

@@ -11,7 +11,7 @@
 #include "loader/install_layout.h"
 #include "loader/name_selection.h"
 #include "loader/plugin_discovery.h"
-#include "session/plugin_probe.h"
+#include "session/worker/plugin_probe.h"
 #include "model/input_error.h"
 
 namespace opcert {

@@ -12,7 +12,7 @@
 #include "loader/plugin_discovery.h"
 #include "loader/registry.h"
 #include "reports/environment.h"
-#include "session/targets.h"
+#include "session/planning/targets.h"
 
 namespace opcert {
 
@@ -57,7 +57,7 @@ std::string resolve_peer(const PeerOptions& options, const PlatformCatalog& plat
 
 /// Registers the built-in backends and discovers plugins; failures land in unavailable(). `only`
 /// (a worker's backend) limits which Python backends are imported. Without `only`, plugins are
-/// probed in a child first (session/plugin_probe.h) and only what the probe finished is loaded;
+/// probed in a child first (session/worker/plugin_probe.h) and only what the probe finished is loaded;
 /// a worker refuses the steps its runner's probe refused (`--skip-plugin-step`).
 std::unique_ptr<Registry> load_registry(const CommonOptions& options, const std::string& only = "");
 

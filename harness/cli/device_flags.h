@@ -10,7 +10,7 @@
 #include <string>
 
 #include "ranks/world.h"
-#include "session/device_choice.h"
+#include "session/planning/device_choice.h"
 
 namespace opcert {
 

@@ -10,7 +10,7 @@
 #include "check/suite.h"
 #include "golden/golden_set.h"
 #include "run/run_settings.h"
-#include "session/execution.h"
+#include "session/execution/execution.h"
 
 namespace opcert {
 

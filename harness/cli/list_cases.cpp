@@ -5,8 +5,8 @@
 #include <variant>
 
 #include "model/dtype.h"
-#include "session/job_list.h"
-#include "session/op_call_builder.h"
+#include "session/execution/op_call_builder.h"
+#include "session/planning/job_list.h"
 
 namespace opcert {
 

@@ -1,5 +1,5 @@
 // opcert-plugin-probe: the child a runner starts to take discovery's plugin steps before it takes
-// them itself (session/plugin_probe.h). It loads and initialises every plugin it is pointed at,
+// them itself (session/worker/plugin_probe.h). It loads and initialises every plugin it is pointed at,
 // saying on its stdout which step begins and which is done; a plugin that crashes, hangs or exits
 // ends this process, not the runner. Its own program, not an opcert verb: without LibTorch and
 // the built-in backends it starts in a few milliseconds where opcert takes about a second of CPU

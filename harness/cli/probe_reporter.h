@@ -1,4 +1,4 @@
-// The probe child's side of the plugin probe (session/plugin_probe.h): the guard that says, one
+// The probe child's side of the plugin probe (session/worker/plugin_probe.h): the guard that says, one
 // JSON line each, which discovery step begins and which is done, so that the runner learns which
 // step a plugin that ended the child was in.
 #pragma once

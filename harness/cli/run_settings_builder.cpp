@@ -6,8 +6,8 @@
 
 #include "model/input_error.h"
 #include "opkit/op_registry.h"
-#include "session/job_list.h"
-#include "session/run_paths.h"
+#include "session/job/run_paths.h"
+#include "session/planning/job_list.h"
 
 namespace opcert {
 namespace {

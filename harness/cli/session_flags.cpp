@@ -1,10 +1,9 @@
 #include "cli/session_flags.h"
 
-#include <cmath>
-
 #include "cli/flag_checks.h"
 #include "model/exit_codes.h"
-#include "session/run_paths.h"
+#include "session/job/run_paths.h"
+#include "util/duration.h"
 
 namespace opcert {
 
@@ -38,7 +37,7 @@ void add_after_session_flags(CLI::App& verb, SessionFlags& flags) {
 }
 
 std::chrono::milliseconds timeout_of(const SessionFlags& flags) {
-  return std::chrono::milliseconds(static_cast<int64_t>(std::ceil(flags.timeout_s * 1000.0)));
+  return milliseconds_from_seconds(flags.timeout_s);
 }
 
 void apply_session_flags(SessionSettings& s, bool& resume, const SessionFlags& flags,

@@ -16,7 +16,7 @@
 #include "cli/compare_flags.h"
 #include "cli/history_flags.h"
 #include "ranks/world.h"
-#include "session/session_settings.h"
+#include "session/planning/session_settings.h"
 
 namespace opcert {
 

@@ -21,8 +21,8 @@
 #include "model/input_error.h"
 #include "ranks/launch_env.h"
 #include "ranks/world.h"
-#include "session/job_list.h"
-#include "session/run_paths.h"
+#include "session/planning/job_list.h"
+#include "session/job/run_paths.h"
 #include "util/byte_size.h"
 
 namespace opcert {

@@ -13,8 +13,8 @@
 #include "model/exit_codes.h"
 #include "model/input_error.h"
 #include "reference/reference.h"
-#include "session/job_list.h"
-#include "session/run_paths.h"
+#include "session/job/run_paths.h"
+#include "session/planning/job_list.h"
 
 namespace opcert {
 namespace {

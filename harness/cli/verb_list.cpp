@@ -5,7 +5,7 @@
 #include "cli/flag_checks.h"
 #include "cli/list_cases.h"
 #include "cli/list_document.h"
-#include "session/job_list.h"
+#include "session/planning/job_list.h"
 #include "cli/verbs.h"
 #include "model/exit_codes.h"
 #include "model/input_error.h"

@@ -23,8 +23,8 @@
 #include "ranks/world.h"
 #include "run/collective_runner.h"
 #include "run/conformance_runner.h"
-#include "session/job_list.h"
-#include "session/run_paths.h"
+#include "session/planning/job_list.h"
+#include "session/job/run_paths.h"
 
 namespace opcert {
 namespace {

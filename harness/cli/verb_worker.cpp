@@ -20,10 +20,10 @@
 #include "model/dtype.h"
 #include "model/exit_codes.h"
 #include "model/input_error.h"
-#include "session/execution.h"
-#include "session/worker_loop.h"
-#include "session/worker_memory_limit.h"
-#include "session/worker_protocol.h"
+#include "session/execution/execution.h"
+#include "session/worker/worker_loop.h"
+#include "session/worker/worker_memory_limit.h"
+#include "session/worker/worker_protocol.h"
 
 namespace opcert {
 namespace {
@@ -99,7 +99,7 @@ int serve(const WorkerFlags& flags, const CommonOptions& options) {
   if (fds.in < 0 || fds.out < 0) return kExitBadInput;
   WorkerSetup w = set_up(flags, options);
   if (!write_all(fds.out, encode_hello(w.hello)) || !w.hello.fatal.empty()) return w.hello.fatal.empty() ? kExitOk : kExitBadInput;
-  // From here on a case's allocations count against the worker's limit (session/worker_memory_limit.h).
+  // From here on a case's allocations count against the worker's limit (session/worker/worker_memory_limit.h).
   limit_worker_memory(flags.max_memory);
   const PlatformConfig* applied = w.platform ? &*w.platform : nullptr;
   const auto options_for = [applied, &flags, &w](const Case& c) {

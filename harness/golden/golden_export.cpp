@@ -9,7 +9,7 @@
 #include "loader/file_digest.h"
 #include "opkit/op_registry.h"
 #include "reference/reference.h"
-#include "session/job_list.h"
+#include "session/planning/job_list.h"
 
 namespace opcert {
 namespace {
@@ -68,7 +68,7 @@ GoldenManifest export_golden_set(std::span<const GoldenExportSuite> suites, cons
       try {
         std::vector<HostTensor> inputs;
         for (const TensorSpec& spec : c.inputs) inputs.push_back(generate_input(spec, c.seed, c.id));
-        // The sample a run draws (session/prepared_case.cpp): the same plan, the same indices.
+        // The sample a run draws (session/execution/prepared_case.cpp): the same plan, the same indices.
         plan = case_sample_plan(c);
         const std::vector<ReferenceOutput> reference = compute_reference(c, inputs, plan);
         bytes = encode_golden_case(c, s.suite.name, inputs, reference).serialize();

@@ -21,7 +21,7 @@ std::optional<std::filesystem::path> python_bridge_library();
 std::filesystem::path mutants_library();
 
 /// The plugin probe's program, the child each plugin-loading verb starts first
-/// (session/plugin_probe.h): an install's <libexecdir>/opcert/opcert-plugin-probe, else the build tree's.
+/// (session/worker/plugin_probe.h): an install's <libexecdir>/opcert/opcert-plugin-probe, else the build tree's.
 std::filesystem::path plugin_probe_program();
 
 }  // namespace opcert

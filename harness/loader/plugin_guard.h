@@ -1,6 +1,6 @@
 // What discovery asks before it runs a plugin's code: loading its library (its static
 // constructors run), listing the backends of a library of several, initialising a backend. The
-// runner answers from a probe child that took the same steps first (session/plugin_probe.h), so
+// runner answers from a probe child that took the same steps first (session/worker/plugin_probe.h), so
 // that a plugin that crashed, hung or exited there is listed unavailable and never loaded here
 // (docs/RELIABILITY.md, "A plugin that dies while it loads").
 #pragma once

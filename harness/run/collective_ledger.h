@@ -15,8 +15,8 @@
 
 #include "reports/result_stream.h"
 #include "run/run_settings.h"
-#include "session/collective_loop.h"
-#include "session/repro.h"
+#include "session/job/repro.h"
+#include "session/rank_loop/collective_loop.h"
 
 namespace opcert {
 

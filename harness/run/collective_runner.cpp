@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "run/collective_ledger.h"
-#include "session/collective_loop.h"
-#include "session/job_list.h"
-#include "session/run_header.h"
+#include "session/job/run_header.h"
+#include "session/planning/job_list.h"
+#include "session/rank_loop/collective_loop.h"
 
 namespace opcert {
 

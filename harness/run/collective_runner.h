@@ -9,7 +9,7 @@
 #include "check/suite.h"
 #include "ranks/world.h"
 #include "run/run_settings.h"
-#include "session/targets.h"
+#include "session/planning/targets.h"
 
 namespace opcert {
 

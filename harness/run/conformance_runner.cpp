@@ -16,13 +16,13 @@
 #include "reports/results_jsonl.h"
 #include "run/rank_merge.h"
 #include "run/worker_lanes.h"
-#include "session/exit_rule.h"
-#include "session/job_list.h"
-#include "session/job_record.h"
-#include "session/job_sitting.h"
-#include "session/run_header.h"
-#include "session/run_paths.h"
-#include "session/stop_request.h"
+#include "session/job/exit_rule.h"
+#include "session/job/job_record.h"
+#include "session/job/job_sitting.h"
+#include "session/job/run_header.h"
+#include "session/job/run_paths.h"
+#include "session/job/stop_request.h"
+#include "session/planning/job_list.h"
 
 namespace opcert {
 namespace {

@@ -1,4 +1,4 @@
-// What `opcert run` is told beyond what every session is (session/session_settings.h).
+// What `opcert run` is told beyond what every session is (session/planning/session_settings.h).
 #pragma once
 
 #include <chrono>
@@ -8,8 +8,8 @@
 
 #include "ranks/world.h"
 #include "reports/progress.h"
-#include "session/device_choice.h"
-#include "session/session_settings.h"
+#include "session/planning/device_choice.h"
+#include "session/planning/session_settings.h"
 
 namespace opcert {
 

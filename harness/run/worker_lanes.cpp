@@ -8,12 +8,12 @@
 #include <exception>
 #include <thread>
 
-#include "session/job_record.h"
-#include "session/repro.h"
-#include "session/run_paths.h"
-#include "session/stop_request.h"
-#include "session/worker_launch.h"
-#include "session/worker_session.h"
+#include "session/job/job_record.h"
+#include "session/job/repro.h"
+#include "session/job/run_paths.h"
+#include "session/job/stop_request.h"
+#include "session/worker/worker_launch.h"
+#include "session/worker/worker_session.h"
 
 namespace opcert {
 namespace {

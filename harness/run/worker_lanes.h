@@ -15,8 +15,8 @@
 #include "model/case_result.h"
 #include "reports/result_sink.h"
 #include "run/run_settings.h"
-#include "session/job_list.h"
-#include "session/targets.h"
+#include "session/planning/job_list.h"
+#include "session/planning/targets.h"
 
 namespace opcert {
 
@@ -49,7 +49,7 @@ struct LaneLogs {
 
 /// Runs `jobs` of target `lanes[i].target` on every lane given (all of one target), each in its
 /// own thread and worker, until done or `stop` says so, but those whose result_identity
-/// (session/job_record.h) is in `finished` (a resumed run's). Returns false when stopped.
+/// (session/job/job_record.h) is in `finished` (a resumed run's). Returns false when stopped.
 bool run_lanes(const std::vector<Lane>& lanes, const std::vector<RunTarget>& targets, const std::vector<Job>& jobs,
                const Suite& suite, const RunSettings& s, const LaneLogs& logs, const LaneEvents& events,
                const std::set<std::string>& finished = {});

@@ -14,7 +14,7 @@
 #include "reports/report_writer.h"
 #include "selftest/detection_report.h"
 #include "selftest/mutant_detection.h"
-#include "session/run_paths.h"
+#include "session/job/run_paths.h"
 #include "util/duration.h"
 
 namespace opcert {

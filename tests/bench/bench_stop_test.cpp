@@ -1,5 +1,5 @@
 // SIGINT or SIGTERM in the middle of `opcert bench`, as in the middle of `opcert run`
-// (session/stop_request.h): the bench stops promptly, exits 130, writes what was measured
+// (session/job/stop_request.h): the bench stops promptly, exits 130, writes what was measured
 // (complete: false), and --resume goes on from there. The crashy test plugin hangs in softmax.d5
 // (tests/plugins/test_crashy.cpp): the signal arrives while the bench waits on it.
 #include <gtest/gtest.h>

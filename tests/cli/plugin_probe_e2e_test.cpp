@@ -1,6 +1,6 @@
 // Plugins that end their process while they load (tests/plugins/test_dies_loading.cpp): a static
 // constructor that segfaults at dlopen, an initialize that segfaults, hangs or calls exit(). The
-// runner's plugin probe (harness/session/plugin_probe.h) must list each unavailable with how its
+// runner's plugin probe (harness/session/worker/plugin_probe.h) must list each unavailable with how its
 // probe ended and the plugin's last stderr line, and `opcert list` and `opcert run` go on with
 // every other backend. Before the probe, each of them ended opcert itself.
 #include <gtest/gtest.h>

@@ -11,7 +11,7 @@
 #include "loader/platform/platform_config.h"
 #include "reports/report_reader.h"
 #include "reports/results_jsonl.h"
-#include "session/job_record.h"
+#include "session/job/job_record.h"
 
 namespace opcert::fuzz {
 namespace {

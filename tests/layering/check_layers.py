@@ -304,7 +304,7 @@ def self_test(root):
     """Plants one violation of each rule in a copy of the tree, and a cycle in a copy of the edges;
     each must be reported."""
     plants = {
-        "harness/model/zz_up.h": '#include "session/targets.h"\n',
+        "harness/model/zz_up.h": '#include "session/planning/targets.h"\n',
         "harness/run/zz_sibling.cpp": '#include "bench/bench_job.h"\n',
         # ranks/ is no higher than reports/, but reports/ declares no edge to it
         "reports/zz_undeclared.cpp": '#include <vector>\n\n#include "ranks/world.h"\n',
@@ -313,7 +313,7 @@ def self_test(root):
         "harness/check/zz_name.cpp": 'const char* k = "softmax";\n',
         "reports/zz_peer.cpp": 'const char* p = "vs torch";\n',
     }
-    expected = ["zz_up.h:1: includes session/targets.h, which points back up from model/ to session/",
+    expected = ["zz_up.h:1: includes session/planning/targets.h, which points back up from model/ to session/",
                 "zz_sibling.cpp:1: includes bench/bench_job.h: run/ and bench/ are siblings",
                 'zz_undeclared.cpp:3: includes ranks/world.h, but reports/ may include only model, util: move the '
                 'code, or declare the edge "reports" -> "ranks"',

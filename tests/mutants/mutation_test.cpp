@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "loader/plugin_discovery.h"
-#include "session/execution.h"
+#include "session/execution/execution.h"
 
 namespace opcert::mutation {
 

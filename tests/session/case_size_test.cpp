@@ -16,8 +16,8 @@
 #include "model/dtype.h"
 #include "model/input_error.h"
 #include "opkit/op_registry.h"
-#include "session/device_buffer.h"
-#include "session/memory_admission.h"
+#include "session/execution/device_buffer.h"
+#include "session/execution/memory_admission.h"
 
 namespace opcert {
 namespace {

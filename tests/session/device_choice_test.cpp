@@ -1,5 +1,5 @@
 // --devices: parsing, resolving against a backend's devices, and a node's share per local rank.
-#include "session/device_choice.h"
+#include "session/planning/device_choice.h"
 
 #include <gtest/gtest.h>
 

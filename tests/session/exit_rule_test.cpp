@@ -1,8 +1,8 @@
-// session/exit_rule.h: the one exit-code rule of run and bench.
+// session/job/exit_rule.h: the one exit-code rule of run and bench.
 #include <gtest/gtest.h>
 
 #include "model/exit_codes.h"
-#include "session/exit_rule.h"
+#include "session/job/exit_rule.h"
 
 namespace opcert {
 namespace {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "model/input_error.h"
-#include "session/job_list.h"
+#include "session/planning/job_list.h"
 
 namespace opcert {
 namespace {

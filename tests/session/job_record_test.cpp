@@ -1,5 +1,5 @@
-// The job a run records for --resume (session/job_record.h): what makes two runs the same job.
-#include "session/job_record.h"
+// The job a run records for --resume (session/job/job_record.h): what makes two runs the same job.
+#include "session/job/job_record.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
-// Memory admission (session/memory_admission.h): a case's footprint from its shapes, and the
+// Memory admission (session/execution/memory_admission.h): a case's footprint from its shapes, and the
 // refusal that makes a case too big SKIPPED with its figures.
-#include "session/memory_admission.h"
+#include "session/execution/memory_admission.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 // tests/cli/plugin_probe_e2e_test.cpp.
 #include <gtest/gtest.h>
 
-#include "session/plugin_probe.h"
+#include "session/worker/plugin_probe.h"
 
 namespace opcert {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <regex>
 
-#include "session/repro.h"
-#include "session/run_paths.h"
+#include "session/job/repro.h"
+#include "session/job/run_paths.h"
 
 namespace opcert {
 namespace {

@@ -1,4 +1,4 @@
-// The worker's own memory limit (session/worker_memory_limit.h), in a child process each (death
+// The worker's own memory limit (session/worker/worker_memory_limit.h), in a child process each (death
 // tests): an allocation past the budget is refused, a death at the limit leaves its note on stderr,
 // and one far from it leaves none. The runner's side is RunEndToEnd.ARunawayPluginIsCrashedAtTheWorkersMemoryLimit.
 #include <gmock/gmock.h>
@@ -11,7 +11,7 @@
 #include <cstring>
 #include <vector>
 
-#include "session/worker_memory_limit.h"
+#include "session/worker/worker_memory_limit.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)

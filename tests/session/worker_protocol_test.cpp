@@ -3,7 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "session/worker_protocol.h"
+#include "session/worker/worker_protocol.h"
 
 namespace opcert {
 namespace {

@@ -7,9 +7,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "session/worker_process.h"
-#include "session/worker_protocol.h"
-#include "session/worker_session.h"
+#include "session/worker/worker_process.h"
+#include "session/worker/worker_protocol.h"
+#include "session/worker/worker_session.h"
 
 namespace opcert {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backends/cuda/cuda_backend_fixture.h"
-#include "session/prepared_collective.h"
+#include "session/execution/prepared_collective.h"
 #include "check/suite.h"
 
 namespace opcert {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "backends/cuda/cuda_backend_fixture.h"
-#include "session/execution.h"
+#include "session/execution/execution.h"
 #include "check/suite.h"
 
 namespace opcert {

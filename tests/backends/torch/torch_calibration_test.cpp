@@ -9,7 +9,7 @@
 #include <string>
 #include <variant>
 
-#include "session/execution.h"
+#include "session/execution/execution.h"
 #include "check/suite.h"
 #include "loader/backend_handle.h"
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "mutants/mutation_fixture.h"
-#include "session/execution.h"
+#include "session/execution/execution.h"
 
 namespace opcert::mutation {
 namespace {

@@ -1,0 +1,168 @@
+#include "session/execution/prepared_case.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <exception>
+
+#include "check/compare.h"
+#include "check/fill.h"
+#include "check/sample_plan.h"
+#include "model/checked_size.h"
+#include "model/dtype.h"
+#include "reference/reference.h"
+#include "session/execution/memory_admission.h"
+
+namespace opcert {
+
+PreparedCase::PreparedCase(BackendHandle& backend, const std::string& impl_key, const Case& c, opcert_device device,
+                           const ExecutionOptions& options)
+    : backend_(&backend), impl_key_(impl_key), case_(&c), device_(device), options_(options), call_(c, impl_key, device) {}
+
+std::unique_ptr<PreparedCase> PreparedCase::prepare(BackendHandle& backend, const std::string& impl_key, const Case& c,
+                                                    const ExecutionOptions& options, CaseResult& early) {
+  early = blank_result(backend.name(), impl_key, c);
+  std::unique_ptr<PreparedCase> p;
+  const auto fail = [&](Status status, std::string message) -> std::unique_ptr<PreparedCase> {
+    early.status = status;
+    early.message = std::move(message);
+    early.phases = p ? p->phases_ : PhaseTimes{};
+    return nullptr;
+  };
+  const auto skip = [&](std::string_view reason, std::string message) {
+    early.skip_reason = reason;
+    return fail(Status::kSkipped, std::move(message));
+  };
+  if (options.device_index < 0 || static_cast<std::size_t>(options.device_index) >= backend.devices().size())
+    return fail(Status::kError, fmt::format("backend '{}' has no device {}", backend.name(), options.device_index));
+  const opcert_device device = backend.devices()[static_cast<std::size_t>(options.device_index)].device;
+
+  p.reset(new PreparedCase(backend, impl_key, c, device, options));
+  try {
+    const SupportAnswer answer = backend.query(p->call_.call());
+    if (!answer.supported) return skip(skip_reason::kDeclined, answer.reason.empty() ? "unsupported" : answer.reason);
+  } catch (const std::exception& e) {
+    return fail(Status::kError, fmt::format("query_op failed: {}", e.what()));
+  }
+  // Admitted before anything is allocated: a case too big is SKIPPED with its figures, not left to
+  // allocate until the timeout or the OOM killer ends it.
+  const MemoryLimits limits =
+      memory_limits(backend.devices()[static_cast<std::size_t>(options.device_index)], options.max_memory);
+  try {
+    if (const std::string why = admission_refusal(case_footprint(c), limits); !why.empty()) return skip(skip_reason::kTooBig, why);
+  } catch (const SizeError& e) {  // a case no suite loads (it refuses them): never run
+    return fail(Status::kError, e.what());
+  }
+  try {
+    const PhaseTimer timer(p->phases_.generate);
+    for (const auto& spec : c.inputs) p->inputs_.push_back(generate_input(spec, c.seed, c.id));
+  } catch (const std::exception& e) {
+    return fail(Status::kError, fmt::format("cannot generate the inputs: {}", e.what()));
+  }
+  try {
+    const PhaseTimer timer(p->phases_.copy);
+    p->in_buffers_.reserve(p->inputs_.size());
+    p->out_buffers_.reserve(c.outputs.size());
+    for (std::size_t i = 0; i < p->inputs_.size(); ++i) {
+      p->in_buffers_.push_back(DeviceBuffer::input(backend, device, p->inputs_[i].bytes));
+      p->call_.set_input_data(i, p->in_buffers_.back().data());
+    }
+    for (std::size_t i = 0; i < c.outputs.size(); ++i) {
+      p->out_buffers_.push_back(DeviceBuffer::guarded_output(backend, device, c.outputs[i].bytes()));
+      p->call_.set_output_data(i, p->out_buffers_.back().data());
+    }
+  } catch (const std::exception& e) {
+    return fail(Status::kError, fmt::format("cannot place the operands on the device: {}", e.what()));
+  }
+  return p;
+}
+
+PreparedCase::~PreparedCase() {
+  try {
+    backend_->publish_outputs(call_.call());
+  } catch (const std::exception&) {
+    // nothing pending can matter now: the outputs are about to be freed
+  }
+}
+
+void PreparedCase::launch() { backend_->run(call_.call()); }
+
+std::string PreparedCase::library_call() {
+  try {
+    return backend_->query(call_.call()).library_call;
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
+std::size_t PreparedCase::device_bytes() const {
+  std::size_t total = 0;
+  for (const auto& t : inputs_) total += t.bytes.size();
+  for (const auto& o : case_->outputs) total += o.bytes();
+  return total;
+}
+
+CaseResult PreparedCase::check() {
+  CaseResult r = check_outputs();
+  r.phases = phases_;
+  return r;
+}
+
+CaseResult PreparedCase::check_outputs() {
+  const Case& c = *case_;
+  CaseResult r = blank_result(backend_->name(), impl_key_, c);
+  const auto finish = [&](Status status, std::string message) {
+    r.status = status;
+    r.message = std::move(message);
+    return r;
+  };
+
+  std::string oob;
+  std::vector<HostTensor> outputs;
+  try {
+    {
+      const PhaseTimer timer(phases_.launch);
+      published_bytes_ = backend_->publish_outputs(call_.call());
+      backend_->synchronize(device_);
+    }
+    const PhaseTimer timer(phases_.copy);
+    for (std::size_t i = 0; i < c.outputs.size(); ++i) {
+      HostTensor t(c.outputs[i]);
+      if (std::string where = out_buffers_[i].read_back(t.bytes); !where.empty() && oob.empty())
+        oob = fmt::format("out-of-bounds write on output '{}': {}", c.outputs[i].name, where);
+      outputs.push_back(std::move(t));
+    }
+  } catch (const std::exception& e) {
+    return finish(Status::kError, e.what());
+  }
+
+  try {
+    std::vector<ReferenceOutput> golden;
+    {
+      const PhaseTimer timer(phases_.reference);
+      const SamplePlan plan = case_sample_plan(c);
+      r.sampled = !plan.empty();
+      golden = options_.reference ? options_.reference(c, inputs_, plan) : compute_reference(c, inputs_, plan);
+    }
+    const PhaseTimer timer(phases_.check);
+    for (const auto& ref : golden) {
+      const HostTensor* got = find_tensor(outputs, ref.name);
+      if (got == nullptr) return finish(Status::kError, fmt::format("the reference has no output '{}'", ref.name));
+      r.metrics.push_back(compare_output(*got, ref, output_tolerance(c, ref, options_.bound_override)));
+    }
+  } catch (const std::exception& e) {
+    return finish(Status::kError, fmt::format("reference failed: {}", e.what()));
+  }
+
+  if (!oob.empty()) {
+    r.out_of_bounds_write = true;
+    return finish(Status::kFailed, oob);
+  }
+  const PhaseTimer timer(phases_.check);
+  std::string message;
+  const bool zeros_expected = std::find(c.tags.begin(), c.tags.end(), "zeros_expected") != c.tags.end();
+  const Status status = judge(r.metrics, message, zeros_expected);
+  return finish(status, message);
+}
+
+}  // namespace opcert
