@@ -9,6 +9,7 @@
 
 #include "reports/number_format.h"
 #include "reports/run_summary.h"
+#include "util/duration.h"
 
 namespace opcert {
 namespace {
