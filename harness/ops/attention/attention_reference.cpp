@@ -18,6 +18,7 @@
 #include <stdexcept>
 
 #include "model/attr.h"
+#include "ops/attention/attention.h"
 #include "reference/reference_support.h"
 
 namespace opcert::ops::attention {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "model/dtype.h"
+#include "ops/gemm/gemm.h"
 
 namespace opcert::ops::gemm {
 

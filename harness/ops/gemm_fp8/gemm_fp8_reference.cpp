@@ -7,6 +7,7 @@
 
 #include "model/attr.h"
 #include "ops/common/scaled_dot.h"
+#include "ops/gemm_fp8/gemm_fp8.h"
 #include "reference/reference_support.h"
 
 namespace opcert::ops::gemm_fp8 {

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "ops/common/scaled_dot.h"
+#include "ops/gemm_int8/gemm_int8.h"
 #include "reference/reference_support.h"
 
 namespace opcert::ops::gemm_int8 {

@@ -1,6 +1,7 @@
 // layer_norm: y = (r - mu) / sqrt(var + eps) * weight + bias, biased variance, r as in rms_norm
 // (docs/OPS.md#layer_norm).
 #include "ops/common/norm_reference.h"
+#include "ops/layer_norm/layer_norm.h"
 
 namespace opcert::ops::layer_norm {
 namespace {

@@ -8,6 +8,7 @@
 
 #include "model/attr.h"
 #include "model/scalar_codec.h"
+#include "ops/quantize/quantize.h"
 #include "reference/reference_support.h"
 
 namespace opcert::ops::quantize {

@@ -1,6 +1,7 @@
 // rms_norm: y = r / sqrt(mean(r^2) + eps) * weight, r = round(x + residual) or x
 // (docs/OPS.md#rms_norm).
 #include "ops/common/norm_reference.h"
+#include "ops/rms_norm/rms_norm.h"
 
 namespace opcert::ops::rms_norm {
 namespace {

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "model/attr.h"
+#include "ops/rope/rope.h"
 #include "reference/reference_support.h"
 
 namespace opcert::ops::rope {
