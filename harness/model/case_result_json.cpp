@@ -135,12 +135,15 @@ json phases_json(const PhaseTimes& p) {
 PhaseTimes phases_from(const json& j) {
   if (!j.is_object()) throw JsonFieldError("phases", json_mismatch("an object", j));
   PhaseTimes p;
-  for (const auto& [name, member] : kPhaseFields)
-    p.*member = json_within("phases", [&] {
+  // Not a structured binding: clang 14 (the asan tree) cannot capture one in a lambda.
+  for (const auto& phase : kPhaseFields) {
+    const char* name = phase.first;
+    p.*phase.second = json_within("phases", [&] {
       const double seconds = number_from(field(j, name), name);
       if (!std::isfinite(seconds) || seconds < 0.0) throw JsonFieldError(name, "expected seconds: a number, at least 0");
       return seconds;
     });
+  }
   return p;
 }
 
