@@ -50,6 +50,8 @@ json reading_json(const std::optional<GpuReading>& r) {
 void add_sampling(json& j, const std::optional<Sampling>& s) {
   j["samples"] = s ? json(s->samples) : json(nullptr);
   j["noise"] = s ? json_number(s->noise) : json(nullptr);
+  j["batches"] = s ? json(s->batches) : json(nullptr);
+  j["throttled_batches"] = s ? json(s->throttled_batches) : json(nullptr);
   j["stopped_by"] = s ? string_or_null(s->stopped_by) : json(nullptr);
   j["sampling_s"] = s ? json_number(s->elapsed_s) : json(nullptr);
   j["conditions"] = s ? json{{"start", reading_json(s->conditions.start)}, {"end", reading_json(s->conditions.end)}}
@@ -188,6 +190,8 @@ std::optional<Sampling> sampling_from(const json& rep) {
   Sampling s;
   s.samples = *samples;
   s.noise = read_number(rep, "noise").value_or(0.0);
+  s.batches = read_optional<int64_t>(rep, "batches").value_or(0);  // none before 2.9
+  s.throttled_batches = read_optional<int64_t>(rep, "throttled_batches").value_or(0);
   s.stopped_by = read_string(rep, "stopped_by");
   s.elapsed_s = read_number(rep, "sampling_s").value_or(0.0);
   if (const auto c = rep.find("conditions"); c != rep.end() && c->is_object()) {

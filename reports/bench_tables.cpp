@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 
+#include "reports/eta.h"
 #include "reports/number_format.h"
 #include "util/byte_size.h"
 #include "util/duration.h"
@@ -71,7 +73,7 @@ std::set<std::string> slowing_reasons(const BenchRecord& r) {
 class BenchTableSink final : public ResultSink {
  public:
   BenchTableSink(const std::vector<PlannedRow>& planned, BenchTableLayout layout, std::filesystem::path out_dir)
-      : layout_(std::move(layout)), header_(bench_header(layout_)), out_dir_(std::move(out_dir)) {
+      : layout_(std::move(layout)), header_(bench_header(layout_)), out_dir_(std::move(out_dir)), total_(planned.size()) {
     widths_.assign(header_.size(), 0);
     for (std::size_t i = 0; i < header_.size(); ++i) widths_[i] = header_[i].size();
     for (const auto& row : planned) {
@@ -101,6 +103,8 @@ class BenchTableSink final : public ResultSink {
 
   void benchmark_done(const BenchRecord& record) override {
     print_row(bench_row_cells(record, layout_));
+    ++done_;
+    show_eta();
     noise_limited_ += record.noise_limited ? 1 : 0;
     if (!record.condition_flags.empty()) {
       ++flagged_;
@@ -120,7 +124,7 @@ class BenchTableSink final : public ResultSink {
                  "trusted\n",
                  failed);
     if (noise_limited_ > 0)
-      fmt::print("{} benchmark(s) reached --max-time with their noise above --max-noise (marked !): compare them with "
+      fmt::print("{} benchmark(s) reached --max-time without converging to --max-noise (marked !): compare them with "
                  "care, or give them longer\n",
                  noise_limited_);
     if (flagged_ > 0) {
@@ -135,6 +139,15 @@ class BenchTableSink final : public ResultSink {
   }
 
  private:
+  // The pace on stderr, away from the table: once a few rows are done, then at most every 30 s.
+  void show_eta() {
+    const auto now = Eta::Clock::now();
+    const std::string eta = eta_.text(done_, total_, now);
+    if (eta.empty() || (last_eta_ && now - *last_eta_ < std::chrono::seconds(30))) return;
+    last_eta_ = now;
+    note(fmt::format("opcert: {}/{} benchmarks in {}, {}", done_, total_, short_duration(eta_.elapsed_s(now)), eta));
+  }
+
   void print_row(const std::vector<std::string>& cells) {
     std::string line;
     for (std::size_t i = 0; i < cells.size(); ++i) {
@@ -157,6 +170,9 @@ class BenchTableSink final : public ResultSink {
   std::set<std::string> reasons_;
   std::vector<std::size_t> widths_;
   std::filesystem::path out_dir_;
+  std::size_t total_ = 0, done_ = 0;
+  Eta eta_;
+  std::optional<Eta::Clock::time_point> last_eta_;
 };
 
 void print_collective_row(const std::vector<std::string>& cells) {

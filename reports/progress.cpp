@@ -25,9 +25,9 @@ std::optional<ProgressMode> parse_progress_mode(std::string_view text) {
   return std::nullopt;
 }
 
-std::string progress_line(std::size_t done, std::size_t total, const CaseResult& r, bool peer) {
-  std::string line = fmt::format("[{}/{}] {} {} {} {} {:.1f} ms", done, total, r.backend, r.impl_key, r.case_id,
-                                 status_name(r.status), r.duration_ms);
+std::string progress_line(std::size_t done, std::size_t total, const CaseResult& r, bool peer, const std::string& eta) {
+  std::string line = fmt::format("[{}/{}{}{}] {} {} {} {} {:.1f} ms", done, total, eta.empty() ? "" : " ", eta, r.backend,
+                                 r.impl_key, r.case_id, status_name(r.status), r.duration_ms);
   if (peer) line += " (peer)";
   if (r.status == Status::kSkipped && !r.message.empty()) line += ": " + r.message;
   return line;
@@ -49,7 +49,7 @@ void Progress::finished(const CaseResult& r, bool peer) {
   if (!peer && status_fails_run(r.status)) ++failed_;
   if (quiet_) return;
   if (bar_) clear_bar();
-  if (!bar_ || shows_details(r.status)) fmt::print(out_, "{}\n", progress_line(done_, total_, r, peer));
+  if (!bar_ || shows_details(r.status)) fmt::print(out_, "{}\n", progress_line(done_, total_, r, peer, eta_.text(done_, total_)));
   if (shows_details(r.status)) {
     if (!r.message.empty()) fmt::print(out_, "    {}\n", r.message);
     if (!r.repro.empty()) fmt::print(out_, "    repro: {}\n", r.repro);
@@ -76,8 +76,10 @@ void Progress::redraw() {
   const std::size_t width = terminal_width(out_);
   constexpr std::size_t kBarCells = 24;
   const std::size_t filled = total_ == 0 ? kBarCells : done_ * kBarCells / total_;
-  std::string line = fmt::format("[{}{}] {}/{}  failed {}  skipped {}  {}", std::string(filled, '#'),
-                                 std::string(kBarCells - filled, '.'), done_, total_, failed_, skipped_, current_);
+  const std::string eta = eta_.text(done_, total_);
+  std::string line = fmt::format("[{}{}] {}/{}  failed {}  skipped {}  {}{}{}", std::string(filled, '#'),
+                                 std::string(kBarCells - filled, '.'), done_, total_, failed_, skipped_, eta,
+                                 eta.empty() ? "" : "  ", current_);
   if (line.size() >= width) line.resize(width - 1);
   fmt::print(out_, "\r{}\x1b[K", line);
   std::fflush(out_);

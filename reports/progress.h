@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "model/case_result.h"
+#include "reports/eta.h"
 
 namespace opcert {
 
@@ -19,8 +20,10 @@ enum class ProgressMode { kAuto, kBar, kPlain, kQuiet };
 /// "auto", "bar", "plain", "quiet"; nullopt for anything else.
 std::optional<ProgressMode> parse_progress_mode(std::string_view text);
 
-/// "[17/142] cpu cpu.gemm.blocked gemm.bf16.m64n48k80.nk PASSED 3.1 ms" (peers get " (peer)").
-std::string progress_line(std::size_t done, std::size_t total, const CaseResult& result, bool peer);
+/// "[17/142] cpu cpu.gemm.blocked gemm.bf16.m64n48k80.nk PASSED 3.1 ms" (peers get " (peer)");
+/// with an `eta` ("eta 3m12s", reports/eta.h) "[17/142 eta 3m12s] ...".
+std::string progress_line(std::size_t done, std::size_t total, const CaseResult& result, bool peer,
+                          const std::string& eta = "");
 
 class Progress {
  public:
@@ -48,6 +51,7 @@ class Progress {
   bool quiet_ = false;
   std::size_t total_ = 0, done_ = 0, failed_ = 0, skipped_ = 0;
   std::string current_;
+  Eta eta_;
 };
 
 }  // namespace opcert

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "bench/bench_platform.h"
 #include "bench/roofline.h"
 
 namespace opcert {
@@ -23,22 +24,13 @@ BenchJob copy_baseline_job(const BenchJob& op_job) {
   return copy;
 }
 
-// The name a platform's `device` is matched against: the backend's own, and for a CUDA device the
-// GPU's name from nvidia-smi too (a backend on LibTorch knows only "CUDA device 0").
-std::string device_match_name(const BackendHandle& backend, const nlohmann::json& gpus) {
-  const DeviceDescription& d = backend.devices().at(0);
-  std::string name = d.name;
-  if (d.device.type == OPCERT_DEVICE_CUDA && gpus.is_array())
-    for (const auto& gpu : gpus)
-      if (gpu.value("index", -1) == d.device.index && gpu.contains("name") && gpu["name"].is_string())
-        name += " " + gpu["name"].get<std::string>();
-  return name;
-}
-
 }  // namespace
 
-std::vector<Job> ordered_bench_jobs(const std::vector<RunTarget>& targets, const Suite& suite, const BenchSettings& s) {
-  auto jobs = plan_checked_jobs(backend_plans(targets), suite, s.filter, s.impl_selection);
+std::vector<Job> ordered_bench_jobs(const std::vector<RunTarget>& targets, const Suite& suite, const BenchSettings& s,
+                                    const nlohmann::json& gpus, std::string& choice) {
+  const bool by_default = s.impl_selection.empty();
+  auto jobs = plan_checked_jobs(backend_plans(targets), suite, s.filter, impl_globs(s.impl_selection));
+  choice = by_default ? keep_production_keys(jobs, targets, suite, s, gpus) : "";
   std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.case_index < b.case_index; });
   return jobs;
 }
@@ -69,7 +61,7 @@ BenchPlan plan_benchmarks(const std::vector<Job>& planned, const std::vector<Run
     } catch (const std::exception& e) {
       job.error = fmt::format("no work model: {}", e.what());
     }
-    job.platform = s.platforms ? platform_for_device(*s.platforms, s.platform, device_match_name(*backend, gpus)) : nullptr;
+    job.platform = bench_platform(*backend, s, gpus);
     const bool is_peer = !s.peer.empty() && backend->name() == s.peer;
     if (is_peer && !peer_job_of_case.contains(j.case_index))
       peer_job_of_case[j.case_index] = jobs.size();

@@ -25,8 +25,11 @@ struct BenchPlan {
 };
 
 /// The jobs of `suite` on `targets` (session/planning/job_list.h's plan_checked_jobs) in the order they are
-/// timed. Throws InputError as plan_checked_jobs does, before any worker starts.
-std::vector<Job> ordered_bench_jobs(const std::vector<RunTarget>& targets, const Suite& suite, const BenchSettings& s);
+/// timed: without --impl, the production keys of the backends' platforms and the peer
+/// (bench/bench_platform.h), and `choice` says which and why; --impl all, every implementation.
+/// Throws InputError as plan_checked_jobs does, before any worker starts.
+std::vector<Job> ordered_bench_jobs(const std::vector<RunTarget>& targets, const Suite& suite, const BenchSettings& s,
+                                    const nlohmann::json& gpus, std::string& choice);
 
 /// The benchmarks of `planned`, their support asked of `workers`. `gpus` (the environment's) name
 /// the CUDA devices a platform is matched against.

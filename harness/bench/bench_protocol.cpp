@@ -75,6 +75,8 @@ json sampling_json(const std::optional<Sampling>& s) {
   if (!s) return nullptr;
   return {{"samples", s->samples},
           {"noise", number_to_json(s->noise)},
+          {"batches", s->batches},
+          {"throttled_batches", s->throttled_batches},
           {"stopped_by", s->stopped_by},
           {"elapsed_s", number_to_json(s->elapsed_s)},
           {"start", reading_json(s->conditions.start)},
@@ -86,6 +88,8 @@ std::optional<Sampling> sampling_from(const json& doc) {
   Sampling s;
   s.samples = field<int64_t>(doc, "samples");
   s.noise = number_field(doc, "noise");
+  s.batches = field<int64_t>(doc, "batches");
+  s.throttled_batches = field<int64_t>(doc, "throttled_batches");
   s.stopped_by = field<std::string>(doc, "stopped_by");
   s.elapsed_s = number_field(doc, "elapsed_s");
   s.conditions.start = reading_from(field<json>(doc, "start"));

@@ -59,7 +59,11 @@ nlohmann::json sampling_json(const SamplingPolicy& p) {
           {"max_time_s", p.max_time_s},
           {"min_samples", p.min_samples},
           {"warmup_s", p.warmup_s},
-          {"warmup_launches", p.warmup_launches}};
+          {"warmup_launches", p.warmup_launches},
+          {"batch_s", p.batch_s},
+          {"min_batches", p.min_batches},
+          {"drift_factor", p.drift_factor},
+          {"throttle_fraction", p.throttle_fraction}};
 }
 
 // The report's header and the job as job.json records it: what makes two sittings' figures
@@ -167,10 +171,12 @@ bool is_reserved_benchmark_flag(const std::string& flag) {
 }
 
 int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, const BenchSettings& s) {
-  const std::vector<Job> planned = ordered_bench_jobs(targets, suite, s);
+  // The machine first: its GPUs' names match the platform whose production keys are timed.
+  const nlohmann::json machine = capture_environment(s.environment);
+  std::string choice;
+  const std::vector<Job> planned = ordered_bench_jobs(targets, suite, s, machine.value("gpus", nlohmann::json()), choice);
   prepare_out_dir(s.out_dir);
   initialize_google_benchmark(s.benchmark_flags);  // a bad flag is bad usage before any worker starts
-  const nlohmann::json machine = capture_environment(s.environment);
   auto [report, job] = bench_header_and_job(targets, suite, s, machine);
   const JobSitting sitting =
       start_sitting(report, std::move(job), s.out_dir, s.resume, {kMeasurementsJsonlFileName, "measurements", "bench"});
@@ -188,6 +194,7 @@ int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, co
     add_outputs(stream, plan.jobs, held, s, kept.has_value());
   });
   stream.run_started(report);
+  if (!choice.empty()) stream.note("opcert: " + choice);
   if (kept)
     stream.note(fmt::format("opcert: resuming {}: {} case(s) measured whole kept ({} benchmark(s)), {} benchmark(s) to run",
                             s.out_dir.string(), kept->cases, kept->records.size(),

@@ -80,27 +80,37 @@ class BenchEngine {
     double mean_s = 0.0;  ///< the mean seconds per launch: the iteration's time
   };
 
-  // Times launches of the active job until the sampling policy stops, reading the GPU's conditions
-  // just before the first and just after the last.
+  // Times launches of the active job in batches until the sampling policy stops, reading the GPU's
+  // conditions just before the first and just after the last, and its SM clock as each batch closes.
   Sampled sample(SampleTimer& timer, CacheFlusher* flusher) {
     const SamplingPolicy& policy = settings_.sampling;
     const opcert_device device = first_device(backend_);
     Sampling sampling;
     sampling.conditions.start = read_conditions(device);
-    NoiseTracker tracker;
+    BatchMeans batches = batch_means_for(policy);
     const auto begin = std::chrono::steady_clock::now();
     StopReason stop = StopReason::kContinue;
     while (stop == StopReason::kContinue) {
       if (flusher) flusher->flush();
-      tracker.add(timer.time([&] { launch_active(); }));
-      stop = should_stop(policy, tracker, std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+      batches.add(timer.time([&] { launch_active(); }));
+      if (batches.batch_full()) batches.close_batch(sm_clock(device));
+      stop = should_stop(policy, batches, std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
     }
     sampling.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     sampling.conditions.end = read_conditions(device);
-    sampling.samples = tracker.count();
-    sampling.noise = tracker.relative_stddev();
+    sampling.samples = batches.samples();
+    sampling.noise = batches.relative_standard_error();
+    sampling.batches = batches.kept_batches();
+    sampling.throttled_batches = batches.dropped_batches();
     sampling.stopped_by = stop_reason_name(stop);
-    return {std::move(sampling), tracker.mean()};
+    return {std::move(sampling), batches.mean()};
+  }
+
+  // The SM clock now, in MHz; none off a CUDA device or without NVML.
+  std::optional<double> sm_clock(opcert_device device) {
+    const auto reading = read_conditions(device);
+    if (!reading || !reading->sm_clock_mhz) return std::nullopt;
+    return static_cast<double>(*reading->sm_clock_mhz);
   }
 
   // A reading of a CUDA device's clocks and power; nothing for other devices. NVML is loaded at

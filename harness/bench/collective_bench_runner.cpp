@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 
+#include "bench/bench_platform.h"
 #include "bench/collective_bench.h"
 #include "bench/collective_bench_ledger.h"
 #include "bench/sample_timer.h"
@@ -28,7 +29,7 @@ Case sized_case(const Case& c, const CollectiveSpec& spec, uint64_t bytes) {
 // peers first so that a row's ratio is known when it is shown.
 std::vector<CollectiveBenchJob> plan(const std::vector<RunTarget>& targets, const Suite& suite, const BenchSettings& s,
                                      const SweepSettings& sweep, int ranks) {
-  std::vector<Job> jobs = plan_checked_jobs(backend_plans(targets), suite, s.filter, s.impl_selection);
+  std::vector<Job> jobs = plan_checked_jobs(backend_plans(targets), suite, s.filter, impl_globs(s.impl_selection));
   std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.peer > b.peer; });
   const std::vector<uint64_t> sizes = sweep_sizes(sweep);
   std::vector<CollectiveBenchJob> out;

@@ -9,27 +9,19 @@
 
 namespace opcert {
 
-void NoiseTracker::add(double seconds) {
-  ++count_;
-  total_ += seconds;
-  const double delta = seconds - mean_;
-  mean_ += delta / static_cast<double>(count_);
-  m2_ += delta * (seconds - mean_);
-}
-
-double NoiseTracker::relative_stddev() const {
-  if (count_ < 2 || mean_ <= 0) return 0.0;
-  return std::sqrt(m2_ / static_cast<double>(count_ - 1)) / mean_;
-}
-
-StopReason should_stop(const SamplingPolicy& policy, const NoiseTracker& samples, double wall_s) {
-  if (policy.fixed_samples) return samples.count() >= *policy.fixed_samples ? StopReason::kSamples : StopReason::kContinue;
-  const bool enough = samples.count() >= policy.min_samples && samples.total() >= policy.min_time_s;
+StopReason should_stop(const SamplingPolicy& policy, const BatchMeans& batches, double wall_s) {
+  if (policy.fixed_samples) return batches.samples() >= *policy.fixed_samples ? StopReason::kSamples : StopReason::kContinue;
+  const bool enough = batches.kept_batches() >= policy.min_batches && batches.kept_samples() >= policy.min_samples &&
+                      batches.kept_seconds() >= policy.min_time_s;
   if (enough && policy.max_noise <= 0) return StopReason::kMinTime;
-  if (enough && samples.relative_stddev() <= policy.max_noise) return StopReason::kNoise;
-  if (wall_s >= policy.max_time_s && samples.count() > 0) return StopReason::kTimeLimit;
+  if (enough && batches.relative_standard_error() <= policy.max_noise &&
+      batches.halves_gap() <= policy.drift_factor * policy.max_noise)
+    return StopReason::kNoise;
+  if (wall_s >= policy.max_time_s && batches.samples() > 0) return StopReason::kTimeLimit;
   return StopReason::kContinue;
 }
+
+BatchMeans batch_means_for(const SamplingPolicy& policy) { return BatchMeans(policy.batch_s, policy.throttle_fraction); }
 
 std::string stop_reason_name(StopReason reason) {
   switch (reason) {

@@ -1,8 +1,11 @@
-// When `opcert bench` stops timing launches of one benchmark (one repetition of it): as nvbench
-// does, once the samples' relative standard deviation (their noise) is under a target, or at a
-// wall-clock limit when it never gets there; never before a minimum of samples and of measured
-// time. Google Benchmark still runs the benchmarks, their repetitions and their aggregates: each
-// of its iterations is one such sampling.
+// When `opcert bench` stops timing launches of one benchmark (one repetition of it): once the mean
+// time per launch is known to --max-noise, that is, once the relative standard error of the means
+// of batches of launches (bench/batch_means.h) is under it and the two halves of the sampling
+// agree; never before a minimum of batches, samples and measured time; at a wall-clock limit when
+// it never gets there. Batches read at a throttled SM clock are dropped and counted. Google
+// Benchmark still runs the benchmarks, their repetitions and their aggregates: each of its
+// iterations is one such sampling. docs/PERFORMANCE.md compares the rule with nvbench's and
+// Google Benchmark's.
 #pragma once
 
 #include <cstdint>
@@ -10,41 +13,35 @@
 #include <string>
 #include <vector>
 
+#include "bench/batch_means.h"
+
 namespace opcert {
 
 struct SamplingPolicy {
   double min_time_s = 0.5;               ///< --benchmark_min_time=S: measured time before stopping
   std::optional<int64_t> fixed_samples;  ///< --benchmark_min_time=Nx: exactly N launches, no noise rule
-  double max_noise = 0.005;              ///< --max-noise PCT, as a fraction; 0: stop at min_time
+  double max_noise = 0.005;              ///< --max-noise PCT: the batch means' relative standard error, a fraction; 0: stop at min_time
   double max_time_s = 5.0;               ///< --max-time S: wall-clock limit of one sampling
-  int64_t min_samples = 10;              ///< below this the noise is not an estimate
+  int64_t min_samples = 10;              ///< launches, at least
+  double batch_s = 0.005;                ///< a batch closes once its launches add up to this
+  int64_t min_batches = 10;              ///< below this the standard error is not an estimate
+  double drift_factor = 3.0;             ///< the halves' means may differ by this many max_noise, at most
+  double throttle_fraction = 0.75;       ///< a batch under this fraction of the highest SM clock is dropped
   double warmup_s = 0.05;                ///< --benchmark_min_warmup_time=S: untimed launches first
   int64_t warmup_launches = 3;           ///< and at least this many
 };
 
-/// The running count, mean and spread of sample times (Welford's update: one pass, stable).
-class NoiseTracker {
- public:
-  void add(double seconds);
-  int64_t count() const { return count_; }
-  double total() const { return total_; }
-  double mean() const { return count_ > 0 ? mean_ : 0.0; }
-  /// Sample standard deviation over the mean; 0 with fewer than two samples or a zero mean.
-  double relative_stddev() const;
-
- private:
-  int64_t count_ = 0;
-  double total_ = 0.0;
-  double mean_ = 0.0;
-  double m2_ = 0.0;
-};
-
 enum class StopReason { kContinue, kNoise, kMinTime, kTimeLimit, kSamples };
 
-/// Whether a sampling with `samples` so far, `wall_s` seconds after it began, is done, and why:
-/// kSamples at a fixed count; else kNoise (or kMinTime without a noise target) once min_samples
-/// and min_time_s are reached with the noise at or under max_noise; else kTimeLimit at max_time_s.
-StopReason should_stop(const SamplingPolicy& policy, const NoiseTracker& samples, double wall_s);
+/// Whether a sampling with `batches` so far, `wall_s` seconds after it began, is done, and why:
+/// kSamples at a fixed count of launches; else, once min_batches, min_samples and min_time_s are
+/// reached by the kept batches, kMinTime without a noise target, or kNoise with their relative
+/// standard error at or under max_noise and their halves within drift_factor * max_noise; else
+/// kTimeLimit at max_time_s.
+StopReason should_stop(const SamplingPolicy& policy, const BatchMeans& batches, double wall_s);
+
+/// An empty BatchMeans for `policy`'s batches.
+BatchMeans batch_means_for(const SamplingPolicy& policy);
 
 /// "noise", "min_time", "time_limit", "samples" (report.json's stopped_by); "" for kContinue.
 std::string stop_reason_name(StopReason reason);

@@ -109,14 +109,15 @@ void add_bench_only_flags(CLI::App& verb, BenchFlags& flags) {
                 "Also time a device-to-device copy of each memory-bound case's bytes on each backend, and give every "
                 "memory-bound row its bandwidth as a percent of that copy ('% copy')");
   verb.add_option("--max-noise", flags.max_noise_pct,
-                  "Sample each benchmark until its samples' relative standard deviation is at most this percent "
-                  "(after --benchmark_min_time and 10 samples), or until --max-time; 0: stop at the minimum time")
+                  "Sample each benchmark in batches of launches (5 ms each) until the relative standard error of "
+                  "the batch means is at most this percent and the two halves agree (after --benchmark_min_time, 10 "
+                  "batches and 10 samples), or until --max-time; 0: stop at the minimum time")
       ->type_name("PCT")
       ->check(number("a percent from 0 to under 100", [](double v) { return v >= 0 && v < 100; }))
       ->capture_default_str();
   verb.add_option("--max-time", flags.max_time_s,
-                  "Wall-clock limit of one benchmark's sampling (each repetition) when its noise stays above "
-                  "--max-noise; the row is marked '!'")
+                  "Wall-clock limit of one benchmark's sampling (each repetition) when its mean does not converge "
+                  "to --max-noise; the row is marked '!'")
       ->type_name("SECONDS")
       ->check(positive_number("seconds"))
       ->capture_default_str();
@@ -210,7 +211,8 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
       "bench",
       fmt::format("Benchmark the selected backends, with the peer ({} by default) timed in the same run (Google Benchmark). ",
                   default_peer()) +
-      "Each benchmark is sampled launch by launch until its noise is under --max-noise (or --max-time). "
+      "Each benchmark is sampled in batches of launches until the standard error of their means is under --max-noise "
+      "(or --max-time). "
       "Google Benchmark's own flags pass through: --benchmark_repetitions=N, --benchmark_filter=REGEX, "
       "--benchmark_enable_random_interleaving=true, ...; opcert takes its time flags in either version's spelling: "
       "--benchmark_min_time=SECONDS (0.3 or 0.3s; or 100x for exactly 100 launches) and "
@@ -224,8 +226,10 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
                      .filter = "Benchmark only cases whose id matches this regular expression (ECMAScript)",
                      .resume = "Finish the bench in DIR, started with the same arguments: keep the cases it measured "
                                "whole, measure the rest",
-                     .impl = "Implementation keys to time: comma-separated globs, '!' excludes (default: every "
-                             "implementation)",
+                     .impl = "Implementation keys to time: comma-separated globs, '!' excludes; 'all' for every "
+                             "implementation (default: the production keys of each backend's platform config, "
+                             "--platform or the one its device matches, and the peer; every implementation of a "
+                             "backend without one)",
                      .peer_gives = "the speedup column"});
   add_bench_only_flags(*verb, *flags);
   add_timeout_flag(*verb, flags->session,

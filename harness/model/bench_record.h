@@ -17,7 +17,9 @@ namespace opcert {
 /// How one repetition's launches were sampled (noise-aware stopping, bench/sampling_policy.h).
 struct Sampling {
   int64_t samples = 0;      ///< launches timed
-  double noise = 0.0;       ///< relative standard deviation of their times, a fraction
+  double noise = 0.0;       ///< relative standard error of the kept batch means, a fraction
+  int64_t batches = 0;      ///< batches kept (bench/batch_means.h)
+  int64_t throttled_batches = 0;  ///< batches dropped: read at a throttled SM clock
   std::string stopped_by;   ///< "noise", "time_limit" or "samples" (a fixed count)
   double elapsed_s = 0.0;   ///< wall time the sampling took, flushes and waits included
   SamplingConditions conditions;

@@ -1,7 +1,8 @@
 // Noise-aware stopping end to end, with the paced test plugin (an fp32 softmax whose device time is
 // set per launch: 2 ms on the sleep20 case, steady or ±20% jittery): a steady benchmark stops once
-// its minimum time is measured, a jittery one samples on to --max-time and says so; the time flags
-// take either Google Benchmark version's spelling.
+// its minimum time is measured, a jittery one samples on until the standard error of its batch
+// means converges, or to --max-time and says so; the time flags take either Google Benchmark
+// version's spelling.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -47,30 +48,32 @@ Bench bench(const std::string& impl, const std::string& extra) {
 const json& only_repetition(const Bench& b) { return b.record.at("repetitions").at(0); }
 
 TEST(NoiseStopping, AJitteryBenchmarkSamplesLongerThanASteadyOne) {
-  const std::string flags = "--benchmark_min_time=0.05 --max-time 1";
-  const Bench steady = bench("paced.softmax.steady", flags);
-  const Bench jittery = bench("paced.softmax.jittery", flags);
+  const Bench steady = bench("paced.softmax.steady", "--benchmark_min_time=0.05 --max-time 1");
+  // The plugin's device time passes in a fraction of the wall time: a target of 0.01% keeps the
+  // jittery one sampling to the 0.3 s limit.
+  const Bench jittery = bench("paced.softmax.jittery", "--benchmark_min_time=0.05 --max-time 0.3 --max-noise 0.01");
   ASSERT_EQ(steady.result.exit_code, 0) << steady.result.out << steady.result.err;
   ASSERT_EQ(jittery.result.exit_code, 0) << jittery.result.out << jittery.result.err;  // noise never gates
 
-  // Steady: 2 ms a launch, no noise: done once 0.05 s are measured (25 launches), long before the limit.
+  // Steady: 2 ms a launch, no noise: done at its minimum, 10 batches of 3 launches (5 ms each at
+  // least), long before the limit.
   const json& s = only_repetition(steady);
   EXPECT_EQ(s.at("stopped_by"), "noise");
   EXPECT_LT(s.at("noise").get<double>(), 1e-6);
-  EXPECT_GE(s.at("samples").get<int>(), 25);
-  EXPECT_LE(s.at("samples").get<int>(), 26);
+  EXPECT_EQ(s.at("samples").get<int>(), 30);
+  EXPECT_EQ(s.at("batches").get<int>(), 10);
+  EXPECT_EQ(s.at("throttled_batches").get<int>(), 0);
   EXPECT_EQ(s.at("iterations"), s.at("samples"));
   EXPECT_LT(s.at("sampling_s").get<double>(), 1.0);
   EXPECT_NEAR(steady.record.at("seconds").get<double>(), 0.002, 1e-9);
   EXPECT_EQ(steady.record.at("noise_limited"), false);
 
-  // Jittery: ±20% uniform is about 11.5% of noise, far above 0.5%: it samples to the limit.
+  // Jittery: ±20% uniform a launch, about 6.7% on the mean of a batch of 3: some 450,000 batches
+  // before the standard error is 0.01%.
   const json& j = only_repetition(jittery);
   EXPECT_EQ(j.at("stopped_by"), "time_limit");
-  EXPECT_GT(j.at("noise").get<double>(), 0.08);
-  EXPECT_LT(j.at("noise").get<double>(), 0.15);
-  EXPECT_GE(j.at("sampling_s").get<double>(), 1.0);
-  EXPECT_GT(j.at("sampling_s").get<double>(), s.at("sampling_s").get<double>());
+  EXPECT_GT(j.at("noise").get<double>(), 0.0001);
+  EXPECT_GE(j.at("sampling_s").get<double>(), 0.3);
   EXPECT_GT(j.at("samples").get<int>(), s.at("samples").get<int>());
   EXPECT_EQ(jittery.record.at("noise_limited"), true);
   EXPECT_NEAR(jittery.record.at("seconds").get<double>(), 0.002, 0.0002);
@@ -79,23 +82,31 @@ TEST(NoiseStopping, AJitteryBenchmarkSamplesLongerThanASteadyOne) {
   EXPECT_NE(steady.result.out.find("0.00%"), std::string::npos) << steady.result.out;
   EXPECT_EQ(steady.result.out.find("--max-time"), std::string::npos) << steady.result.out;
   EXPECT_NE(jittery.result.out.find("%!"), std::string::npos) << jittery.result.out;
-  EXPECT_NE(jittery.result.out.find("reached --max-time with their noise above --max-noise"), std::string::npos)
+  EXPECT_NE(jittery.result.out.find("reached --max-time without converging to --max-noise"), std::string::npos)
       << jittery.result.out;
 
-  // The policy is on record.
+  // The policy is on record, the batch rule's settings with it.
   const json& policy = jittery.report.at("bench_settings").at("sampling");
-  EXPECT_EQ(policy.at("max_noise").get<double>(), 0.005);
-  EXPECT_EQ(policy.at("max_time_s").get<double>(), 1.0);
+  EXPECT_EQ(policy.at("max_noise").get<double>(), 0.0001);
+  EXPECT_EQ(policy.at("max_time_s").get<double>(), 0.3);
   EXPECT_EQ(policy.at("min_time_s").get<double>(), 0.05);
+  EXPECT_EQ(policy.at("batch_s").get<double>(), 0.005);
+  EXPECT_EQ(policy.at("min_batches").get<int>(), 10);
 }
 
-TEST(NoiseStopping, ALooserTargetStopsTheJitteryOneAtTheMinimum) {
-  const Bench b = bench("paced.softmax.jittery", "--benchmark_min_time=0.05 --max-time 5 --max-noise 50");
-  ASSERT_EQ(b.result.exit_code, 0) << b.result.out << b.result.err;
-  const json& rep = only_repetition(b);
-  EXPECT_EQ(rep.at("stopped_by"), "noise");
-  EXPECT_LT(rep.at("sampling_s").get<double>(), 5.0);
-  EXPECT_EQ(b.record.at("noise_limited"), false);
+// The same ±20% per launch: at 0.5% the mean is known after some 200 batches, before 5 s; at 50%
+// at the minimum, with fewer samples.
+TEST(NoiseStopping, LaunchNoiseThatBatchesAverageOutConvergesAndALooserTargetSooner) {
+  const Bench tight = bench("paced.softmax.jittery", "--benchmark_min_time=0.05 --max-time 5");
+  const Bench loose = bench("paced.softmax.jittery", "--benchmark_min_time=0.05 --max-time 5 --max-noise 50");
+  for (const Bench* b : {&tight, &loose}) {
+    ASSERT_EQ(b->result.exit_code, 0) << b->result.out << b->result.err;
+    EXPECT_EQ(only_repetition(*b).at("stopped_by"), "noise");
+    EXPECT_LT(only_repetition(*b).at("sampling_s").get<double>(), 5.0);
+    EXPECT_EQ(b->record.at("noise_limited"), false);
+  }
+  EXPECT_LE(only_repetition(tight).at("noise").get<double>(), 0.005);
+  EXPECT_GT(only_repetition(tight).at("samples").get<int>(), only_repetition(loose).at("samples").get<int>());
 }
 
 TEST(NoiseStopping, NoTargetStopsAtTheMinimumTime) {

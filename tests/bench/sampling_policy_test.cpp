@@ -1,5 +1,5 @@
-// bench/sampling_policy.h: the running noise of sample times, when a sampling stops and why, and
-// the time flags opcert takes from Google Benchmark's in either version's spelling.
+// bench/sampling_policy.h: when a sampling of batched launches stops and why, and the time flags
+// opcert takes from Google Benchmark's in either version's spelling.
 #include "bench/sampling_policy.h"
 
 #include <gtest/gtest.h>
@@ -12,47 +12,30 @@
 namespace opcert {
 namespace {
 
-TEST(NoiseTracker, MatchesTheTwoPassStandardDeviation) {
-  const std::vector<double> xs = {1.0e-3, 1.1e-3, 0.9e-3, 1.05e-3, 0.97e-3, 1.2e-3};
-  NoiseTracker t;
-  for (double x : xs) t.add(x);
-  const double mean = std::accumulate(xs.begin(), xs.end(), 0.0) / xs.size();
-  double ss = 0;
-  for (double x : xs) ss += (x - mean) * (x - mean);
-  EXPECT_EQ(t.count(), 6);
-  EXPECT_NEAR(t.total(), mean * 6, 1e-15);
-  EXPECT_NEAR(t.mean(), mean, 1e-15);
-  EXPECT_NEAR(t.relative_stddev(), std::sqrt(ss / 5) / mean, 1e-12);
-}
-
-TEST(NoiseTracker, OneSampleOrEqualSamplesHaveNoNoise) {
-  NoiseTracker t;
-  EXPECT_EQ(t.relative_stddev(), 0.0);
-  t.add(2e-3);
-  EXPECT_EQ(t.relative_stddev(), 0.0);
-  for (int i = 0; i < 100; ++i) t.add(2e-3);
-  EXPECT_NEAR(t.relative_stddev(), 0.0, 1e-12);
-}
-
-NoiseTracker samples(int n, double seconds, double jitter) {
-  NoiseTracker t;
-  for (int i = 0; i < n; ++i) t.add(seconds * (1 + (i % 2 == 0 ? jitter : -jitter)));
+// `n` launches of `seconds` ± jitter (alternating), closed into batches as the worker does.
+BatchMeans samples(const SamplingPolicy& p, int n, double seconds, double jitter) {
+  BatchMeans t = batch_means_for(p);
+  for (int i = 0; i < n; ++i) {
+    t.add(seconds * (1 + (i % 2 == 0 ? jitter : -jitter)));
+    if (t.batch_full()) t.close_batch(std::nullopt);
+  }
   return t;
 }
 
-TEST(ShouldStop, AQuietSamplingStopsOnceItHasItsMinimumTimeAndSamples) {
+TEST(ShouldStop, AQuietSamplingStopsOnceItHasItsMinimumTimeBatchesAndSamples) {
   SamplingPolicy p;
   p.min_time_s = 0.1;
-  EXPECT_EQ(should_stop(p, samples(9, 0.02, 0), 0.2), StopReason::kContinue);   // time, but 9 samples
-  EXPECT_EQ(should_stop(p, samples(10, 0.005, 0), 0.2), StopReason::kContinue);  // 10 samples, 0.05 s
-  EXPECT_EQ(should_stop(p, samples(20, 0.005, 0), 0.2), StopReason::kNoise);
+  EXPECT_EQ(should_stop(p, samples(p, 9, 0.02, 0), 0.2), StopReason::kContinue);    // time, but 9 samples
+  EXPECT_EQ(should_stop(p, samples(p, 20, 0.001, 0), 0.2), StopReason::kContinue);  // 4 batches, 0.02 s
+  EXPECT_EQ(should_stop(p, samples(p, 200, 0.001, 0), 0.2), StopReason::kNoise);
 }
 
-TEST(ShouldStop, ANoisySamplingGoesOnToTheTimeLimit) {
+TEST(ShouldStop, NoisyBatchMeansGoOnToTheTimeLimit) {
   SamplingPolicy p;
   p.min_time_s = 0.1;
   p.max_time_s = 2.0;
-  const NoiseTracker noisy = samples(1000, 0.001, 0.01);  // 1% noise against a 0.5% target
+  p.batch_s = 0.001;  // one launch a batch: the batch means carry the launches' 10% noise
+  const BatchMeans noisy = samples(p, 100, 0.002, 0.1);  // 1% standard error against a 0.5% target
   EXPECT_EQ(should_stop(p, noisy, 1.9), StopReason::kContinue);
   EXPECT_EQ(should_stop(p, noisy, 2.0), StopReason::kTimeLimit);
   p.max_noise = 0.02;
@@ -61,11 +44,19 @@ TEST(ShouldStop, ANoisySamplingGoesOnToTheTimeLimit) {
   EXPECT_EQ(should_stop(p, noisy, 1.0), StopReason::kMinTime);
 }
 
+TEST(ShouldStop, LaunchNoiseThatBatchesAverageOutStillConverges) {
+  SamplingPolicy p;
+  p.min_time_s = 0.1;
+  // ±10% from launch to launch (what per-launch spread would never bring under 0.5%), but every
+  // 5 ms batch averages it away.
+  EXPECT_EQ(should_stop(p, samples(p, 200, 0.001, 0.1), 0.3), StopReason::kNoise);
+}
+
 TEST(ShouldStop, AFixedCountIgnoresTimeAndNoise) {
   SamplingPolicy p;
   p.fixed_samples = 5;
-  EXPECT_EQ(should_stop(p, samples(4, 1.0, 0.5), 100.0), StopReason::kContinue);
-  EXPECT_EQ(should_stop(p, samples(5, 1e-6, 0.5), 0.0), StopReason::kSamples);
+  EXPECT_EQ(should_stop(p, samples(p, 4, 1.0, 0.5), 100.0), StopReason::kContinue);
+  EXPECT_EQ(should_stop(p, samples(p, 5, 1e-6, 0.5), 0.0), StopReason::kSamples);
 }
 
 TEST(ShouldStop, ReasonsHaveTheirReportNames) {

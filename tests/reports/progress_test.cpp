@@ -78,5 +78,41 @@ TEST(Progress, BarModeRedrawsOneLineAndPrintsOnlyProblems) {
   EXPECT_EQ(text.substr(text.size() - 4), "\r\x1b[K") << "the bar is cleared at the end";
 }
 
+TEST(Progress, PlainLinesCarryAnEtaOnceAFewCasesFinished) {
+  const std::string text = captured([](std::FILE* f) {
+    Progress p(ProgressMode::kPlain, f, 5);
+    for (int i = 0; i < 4; ++i) p.finished(result(Status::kPassed), false);
+    p.done();
+  });
+  EXPECT_NE(text.find("[2/5] cpu"), std::string::npos) << "none before a few finished: " << text;
+  EXPECT_NE(text.find("[3/5 eta "), std::string::npos) << text;
+  EXPECT_NE(text.find("[4/5 eta "), std::string::npos) << text;
+}
+
+TEST(Progress, TheBarCarriesAnEtaOnceAFewCasesFinished) {
+  const std::string text = captured([](std::FILE* f) {
+    Progress p(ProgressMode::kBar, f, 5);
+    for (int i = 0; i < 3; ++i) p.finished(result(Status::kPassed), false);
+    p.done();
+  });
+  EXPECT_NE(text.find("3/5  failed 0  skipped 0  eta "), std::string::npos) << text;
+}
+
+TEST(Eta, NoneBeforeAFewFinishedNorOnceAllAre) {
+  const auto start = Eta::Clock::now();
+  const Eta eta(start);
+  const auto later = start + std::chrono::seconds(30);
+  EXPECT_EQ(eta.text(Eta::kMinDone - 1, 10, later), "");
+  EXPECT_EQ(eta.text(10, 10, later), "");
+  EXPECT_EQ(eta.text(3, 10, later).rfind("eta ", 0), 0u);
+}
+
+TEST(Eta, ShortDurations) {
+  EXPECT_EQ(short_duration(0.4), "0s");
+  EXPECT_EQ(short_duration(45), "45s");
+  EXPECT_EQ(short_duration(192), "3m12s");
+  EXPECT_EQ(short_duration(7500), "2h05m");
+}
+
 }  // namespace
 }  // namespace opcert
