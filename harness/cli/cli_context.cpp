@@ -13,6 +13,7 @@
 #include "loader/plugin_discovery.h"
 #include "session/worker/plugin_probe.h"
 #include "model/input_error.h"
+#include "util/duration.h"
 
 namespace opcert {
 
@@ -74,7 +75,7 @@ ProbeLaunch probe_launch(const CommonOptions& o, const DiscoveryOptions& discove
   for (const auto& d : o.plugin_dirs) launch.args.insert(launch.args.end(), {"--plugin-dir", d});
   for (const auto& l : o.plugin_libraries) launch.args.insert(launch.args.end(), {"--plugin", l});
   if (o.allow_insecure_plugins) launch.args.push_back("--allow-insecure-plugins");
-  launch.step_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.probe_timeout * 1000));
+  launch.step_timeout = milliseconds_from_seconds(o.probe_timeout);  // rounds up, as --timeout does
   return launch;
 }
 
