@@ -8,6 +8,7 @@
 #include "model/case_result_json.h"
 #include "reports/jsonl_lines.h"
 #include "reports/number_format.h"
+#include "reports/report_writer.h"
 #include "model/text_file.h"
 
 namespace opcert {
@@ -59,6 +60,12 @@ void ResultsJsonl::append(const CaseResult& result) {
 size_t ResultsJsonl::written() const {
   std::lock_guard lock(mutex_);
   return written_;
+}
+
+void rewrite_results_jsonl(const std::filesystem::path& out_dir, const std::vector<CaseResult>& results) {
+  std::string text;
+  for (const CaseResult& r : results) text += dump_json(to_json(r)) + "\n";
+  write_file_atomically(out_dir / ResultsJsonl::kFileName, text);
 }
 
 std::vector<CaseResult> read_results_jsonl(const std::filesystem::path& path, bool* dropped_partial_line) {

@@ -42,6 +42,11 @@ class ResultsJsonl {
   size_t written_ = 0;
 };
 
+/// Replaces <out_dir>/results.jsonl, at once (a rename), by `results` in their order: the end of a
+/// run whose results were streamed as they finished, in whatever order, puts them in the run's.
+/// Throws std::runtime_error naming the path when it cannot.
+void rewrite_results_jsonl(const std::filesystem::path& out_dir, const std::vector<CaseResult>& results);
+
 /// Reads a results.jsonl back. Blank lines are ignored. A last line without its newline that does
 /// not parse is the trace of a killed writer: it is dropped and *dropped_partial_line (when given)
 /// is set. Any other bad line throws std::runtime_error "<path>:<line>: <why>".

@@ -18,6 +18,17 @@ void add_devices_flag(CLI::App& verb, std::string& text) {
       ->check(parsed_by([](const std::string& text) { (void)parse_device_choice(text); }));
 }
 
+void add_device_mode_flag(CLI::App& verb, DeviceMode& mode) {
+  verb.add_option_function<std::string>(
+          "--device-mode", [&mode](const std::string& text) { mode = parse_device_mode(text); },
+          fmt::format("With --devices (and across ranks): spread (the devices and ranks share the cases, each worker "
+                      "taking the next one not yet started; the run ends sooner) or each (every device runs every "
+                      "case, so a bad device shows as its own failures). Default: {}",
+                      device_mode_name(mode)))
+      ->type_name("spread|each")
+      ->check(one_of({"spread", "each"}));
+}
+
 DeviceRun::DeviceRun(const std::string& text) {
   if (text.empty()) return;
   choice_ = parse_device_choice(text);

@@ -17,6 +17,9 @@ namespace opcert {
 /// Adds --devices to a verb; `text` receives its value ("" when not given).
 void add_devices_flag(CLI::App& verb, std::string& text);
 
+/// Adds --device-mode spread|each to a verb; `mode` holds its default and receives its value.
+void add_device_mode_flag(CLI::App& verb, DeviceMode& mode);
+
 /// What --devices makes of a run: the device choice (nullopt without the flag) and, when an MPI
 /// launcher started more than one rank, the world they share (finalised on destruction).
 class DeviceRun {

@@ -28,6 +28,7 @@ struct CertifyFlags {
   double timeout_s = 60.0;
   std::string golden;
   std::string devices;  // --devices, "" when not given
+  DeviceMode device_mode = DeviceMode::kEach;  // a node's certificate must name a bad device
 };
 
 // The plan's suites run one after the other on the one selected backend, as `opcert run` runs a
@@ -74,6 +75,7 @@ int certify(const CertifyFlags& f, const CommonOptions& options, const PeerOptio
     s.peer = peer_name;
     s.environment = environment_inputs(*registry, s.peer);
     s.devices = devices.choice();
+    s.device_mode = f.device_mode;
     s.world = devices.world();
     use_golden_set(golden[i], s);
     if (devices.writes())
@@ -114,6 +116,7 @@ void add_certify_verb(CLI::App& app, int& exit_code) {
       ->check(positive_number("seconds"))
       ->capture_default_str();
   add_devices_flag(*verb, flags->devices);
+  add_device_mode_flag(*verb, flags->device_mode);
   add_golden_flag(*verb, flags->golden);
 
   verb->callback([options, flags, peer, &exit_code] { exit_code = certify(*flags, *options, *peer); });

@@ -34,6 +34,7 @@ struct RunFlags {
   std::string progress = "auto";
   std::string golden;
   std::string devices;  // --devices, "" when not given
+  DeviceMode device_mode = DeviceMode::kSpread;  // a user with more devices wants the run done sooner
   bool profile = false;  // --profile
 };
 
@@ -102,6 +103,7 @@ int run_compute_suite(const RunFlags& flags, RunSettings& s, const Suite& suite,
                       const std::vector<BackendHandle*>& selected, const PlatformCatalog& platforms) {
   const DeviceRun devices(flags.devices);
   s.devices = devices.choice();
+  s.device_mode = flags.device_mode;
   s.world = devices.world();
   if (s.world && !flags.session.baseline.baseline.empty())
     throw InputError("--baseline with ranks of an MPI job: compare rank 0's output afterwards with `opcert compare`");
@@ -145,6 +147,7 @@ void add_run_verb(CLI::App& app, int& exit_code) {
       ->check(one_of({"auto", "bar", "plain"}))
       ->capture_default_str();
   add_devices_flag(*verb, flags->devices);
+  add_device_mode_flag(*verb, flags->device_mode);
   verb->add_flag("--profile", flags->profile, "At the end, print where the time went: each phase per backend (docs/CLI.md)");
   add_golden_flag(*verb, flags->golden);
   add_after_session_flags(*verb, flags->session);

@@ -16,10 +16,23 @@ namespace {
 using nlohmann::json;
 
 // A result's identity within a run (the seed and platform are the run's, checked once); a run with
-// --devices has one per device, matched device by device.
-std::string result_key(const CaseResult& r) {
+// --devices --device-mode each has one per device, matched device by device (`placed`). A run of
+// one result per case (spread over devices and ranks, or on one) matches by case, wherever it ran.
+std::string result_key(const CaseResult& r, bool placed) {
+  if (!placed) return r.case_id + "\n" + r.impl_key;
   return r.case_id + "\n" + r.impl_key + (r.rank ? "\n" + std::to_string(*r.rank) : std::string()) +
          (r.device ? "\ndevice " + std::to_string(r.device->index) : std::string());
+}
+
+// Whether either run holds a case (of an implementation) more than once: results are then told
+// apart by rank and device.
+bool placed_results(const RunReport& base, const RunReport& now) {
+  for (const RunReport* run : {&base, &now}) {
+    std::set<std::string> seen;
+    for (const auto& r : run->results)
+      if (!seen.insert(result_key(r, false)).second) return true;
+  }
+  return false;
 }
 
 std::optional<double> primary_rmse(const CaseResult& r) {
@@ -46,11 +59,12 @@ double growth_of(std::optional<double> old_value, std::optional<double> new_valu
 
 void compare_statuses(Comparison& c, const RunReport& base, const RunReport& now, const CompareOptions& options) {
   const auto peers = peer_backends(now);
+  const bool placed = placed_results(base, now);
   std::map<std::string, const CaseResult*> before;
-  for (const auto& r : base.results) before[result_key(r)] = &r;
+  for (const auto& r : base.results) before[result_key(r, placed)] = &r;
   std::set<std::string> seen;
   for (const auto& r : now.results) {
-    const std::string key = result_key(r);
+    const std::string key = result_key(r, placed);
     seen.insert(key);
     const auto it = before.find(key);
     const CaseResult* old = it == before.end() ? nullptr : it->second;
@@ -77,7 +91,7 @@ void compare_statuses(Comparison& c, const RunReport& base, const RunReport& now
   }
   const auto base_peers = peer_backends(base);
   for (const auto& r : base.results) {
-    if (seen.contains(result_key(r))) continue;
+    if (seen.contains(result_key(r, placed))) continue;
     const bool peer = base_peers.contains(r.backend);
     c.statuses.push_back({r.case_id, r.impl_key, r.op, r.dtype, peer, r.status, std::nullopt,
                           "not in the new run", !peer && passing(r.status)});
@@ -175,11 +189,12 @@ void compare_timings(Comparison& c, const RunReport& base, const RunReport& now,
 void require_common_cases(const RunReport& base, const RunReport& now, const std::string& base_label,
                           const std::string& new_label) {
   if ((base.results.empty() && base.benchmarks.empty()) || (now.results.empty() && now.benchmarks.empty())) return;
+  const bool placed = placed_results(base, now);
   std::set<std::string> keys, names;
-  for (const auto& r : base.results) keys.insert(result_key(r));
+  for (const auto& r : base.results) keys.insert(result_key(r, placed));
   for (const auto& b : base.benchmarks) names.insert(b.name);
   for (const auto& r : now.results)
-    if (keys.contains(result_key(r))) return;
+    if (keys.contains(result_key(r, placed))) return;
   for (const auto& b : now.benchmarks)
     if (names.contains(b.name)) return;
   throw InputError(fmt::format("'{}' (suite {}) and '{}' (suite {}) have no case in common (results match by case id, "

@@ -8,6 +8,7 @@
 #include "model/input_error.h"
 #include "reports/report_writer.h"
 #include "model/text_file.h"
+#include "session/job/stop_request.h"
 
 namespace opcert {
 namespace {
@@ -23,8 +24,8 @@ void RankUplink::send(const std::string& message) {
   if (!world_.send_to_root(message, Clock::now() + patience_)) gone_ = true;
 }
 
-void RankUplink::hello(std::size_t results, const json& setup) {
-  send(json{{"kind", "hello"}, {"results", results}, {"setup", setup}}.dump());
+void RankUplink::hello(std::size_t results, const json& setup, const std::vector<int>& lanes) {
+  send(json{{"kind", "hello"}, {"results", results}, {"setup", setup}, {"lanes", lanes}}.dump());
 }
 
 void RankUplink::result(const CaseResult& result, bool peer) {
@@ -48,6 +49,7 @@ RankMerger::~RankMerger() {
 std::size_t RankMerger::gather_hellos(std::chrono::milliseconds wait, const json& setup) {
   std::size_t total = 0;
   const auto deadline = Clock::now() + wait;
+  lanes_.assign(static_cast<std::size_t>(world_.size()), {});
   for (int from = 1; from < world_.size(); ++from) {
     const auto message = world_.receive_from(from, deadline);
     if (!message)
@@ -63,6 +65,7 @@ std::size_t RankMerger::gather_hellos(std::chrono::milliseconds wait, const json
                                      "files",
                                      from, field, m.at("setup").value(field, json()).dump(), value.dump()));
     total += m.at("results").get<std::size_t>();
+    lanes_[static_cast<std::size_t>(from)] = m.value("lanes", std::vector<int>{});
   }
   return total;
 }
@@ -84,6 +87,9 @@ void RankMerger::receive(int from, Inbox& inbox) {
     const auto message = world_.receive_from(from, Clock::now() + std::chrono::milliseconds(200));
     const auto now = Clock::now();
     if (!message) {
+      // A stop (the launcher's SIGTERM when another rank died) that came after this rank's own
+      // lanes had finished: nobody called stop_after, so the grace starts here.
+      if (stop_requested() && give_up_at_ == 0) stop_after(kStopGrace);
       const int64_t give_up = give_up_at_;
       if (give_up != 0 && now.time_since_epoch().count() >= give_up) {
         inbox.problem = fmt::format("rank {}: stopped waiting for it after the run was interrupted", from);

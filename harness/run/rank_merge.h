@@ -2,8 +2,11 @@
 // every rank runs its share of its node's devices in its own workers; the other ranks send each
 // result to rank 0 as it comes, and rank 0 streams them with its own into the one set of outputs.
 // Messages, one JSON object each, in order from each rank:
-//   {"kind":"hello","results":N,"setup":{...}}         before anything runs: N results will come,
-//                                                      under this setup (run_setup: rank 0 refuses another)
+//   {"kind":"hello","results":N,"setup":{...},"lanes":[L0,...]}
+//                                                      before anything runs: N results will come,
+//                                                      under this setup (run_setup: rank 0 refuses another),
+//                                                      from Lt lanes of target t (spread: N is 0, and
+//                                                      rank 0 shares the jobs out by the lanes)
 //   {"kind":"result","peer":false,"result":{...}}      one per finished case
 //   {"kind":"done","complete":true,"logs":{"cpu.device1.worker.log":"..."}}
 #pragma once
@@ -30,7 +33,7 @@ class RankUplink {
  public:
   /// `patience`: how long a send may wait for rank 0 before it is taken for gone.
   RankUplink(World& world, std::chrono::milliseconds patience) : world_(world), patience_(patience) {}
-  void hello(std::size_t results, const nlohmann::json& setup);
+  void hello(std::size_t results, const nlohmann::json& setup, const std::vector<int>& lanes);
   void result(const CaseResult& result, bool peer);
   /// The last message: whether this rank ran to its end, and its workers' logs in `log_dir`.
   void done(bool complete, const std::filesystem::path& log_dir);
@@ -55,9 +58,15 @@ class RankMerger {
   /// std::runtime_error naming a rank that did not say it within `wait`, and InputError naming a
   /// rank whose setup differs from `setup` (rank 0's) and in what.
   std::size_t gather_hellos(std::chrono::milliseconds wait, const nlohmann::json& setup);
+  /// After gather_hellos: how many lanes rank `from` (> 0) said it runs each target on.
+  const std::vector<int>& lanes_of(int from) const { return lanes_.at(static_cast<std::size_t>(from)); }
   /// Starts the receivers; each result goes to `deliver`, from a receiver's thread.
   void start(Deliver deliver);
-  /// After this rank stopped (SIGINT/SIGTERM): the receivers wait `grace` more, then give up.
+  /// How long the receivers wait for the other ranks once this one is stopped: well inside the
+  /// second between Open MPI's SIGTERM and its SIGKILL, so that rank 0 still writes the reports.
+  static constexpr std::chrono::milliseconds kStopGrace{500};
+  /// After this rank stopped (SIGINT/SIGTERM): the receivers wait `grace` more, then give up. A
+  /// stop during finish() starts kStopGrace by itself.
   void stop_after(std::chrono::milliseconds grace);
   /// Waits for the receivers and writes each rank's worker logs to out_dir/logs/rank<r>/. Returns
   /// one line per rank that was lost or did not run to its end; empty when every rank did.
@@ -74,6 +83,7 @@ class RankMerger {
   std::chrono::milliseconds silence_limit_;
   Deliver deliver_;
   std::vector<Inbox> inboxes_;
+  std::vector<std::vector<int>> lanes_;  // from each rank's hello
   std::vector<std::thread> threads_;
   std::atomic<int64_t> give_up_at_{0};  // steady_clock ticks; 0: not stopping
 };

@@ -22,8 +22,12 @@ struct RunSettings : SessionSettings {
   /// --devices: one worker per chosen device of each selected backend, in parallel, every result
   /// tagged with its device. nullopt: one worker on the backend's first device, nothing tagged.
   std::optional<DeviceChoice> devices;
+  /// --device-mode: whether the chosen devices (and ranks) share the cases or each runs them all.
+  /// `opcert run` defaults to spread, certify to each (docs/CLI.md, "Devices").
+  DeviceMode device_mode = DeviceMode::kEach;
   /// The ranks of an MPI job that share the run (--devices under mpirun or srun): each takes its
-  /// share of its node's devices and rank 0 writes the outputs. Null: this process alone.
+  /// share of its node's devices (and, spread, of the cases) and rank 0 writes the outputs. Null:
+  /// this process alone.
   World* world = nullptr;
   /// --resume: out_dir holds an earlier run of the same job (job.json); its results are kept and
   /// its finished jobs skipped (docs/CLI.md, "Resuming a run"). An out_dir without one starts afresh.

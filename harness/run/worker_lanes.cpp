@@ -43,7 +43,7 @@ std::vector<Lane> plan_lanes(const std::vector<RunTarget>& targets, const RunSet
   for (std::size_t t = 0; t < targets.size(); ++t) {
     const RunTarget& target = targets[t];
     if (!s.devices || target.peer) {
-      if (rank == 0) lanes.push_back({t, std::nullopt});
+      if (rank == 0 || s.device_mode == DeviceMode::kSpread) lanes.push_back({t, std::nullopt});
       continue;
     }
     const auto& devices = target.backend->devices();
@@ -54,26 +54,28 @@ std::vector<Lane> plan_lanes(const std::vector<RunTarget>& targets, const RunSet
   return lanes;
 }
 
-std::size_t lane_result_count(const std::vector<Lane>& lanes, const std::vector<Job>& jobs) {
-  std::size_t n = 0;
-  for (const Lane& lane : lanes)
-    n += static_cast<std::size_t>(
-        std::count_if(jobs.begin(), jobs.end(), [&](const Job& j) { return j.backend_index == lane.target; }));
-  return n;
+std::size_t lane_result_count(const std::vector<Lane>& lanes, std::size_t todo, DeviceMode mode) {
+  if (lanes.empty()) return 0;
+  return mode == DeviceMode::kSpread ? todo : lanes.size() * todo;
 }
 
 bool run_lanes(const std::vector<Lane>& lanes, const std::vector<RunTarget>& targets, const std::vector<Job>& jobs,
-               const Suite& suite, const RunSettings& s, const LaneLogs& logs, const LaneEvents& events,
-               const std::set<std::string>& finished) {
+               const std::vector<std::size_t>& todo, const Suite& suite, const RunSettings& s, const LaneLogs& logs,
+               const LaneEvents& events, const std::set<std::string>& finished) {
   std::atomic<bool> stopped{false};
+  std::atomic<std::size_t> next_shared{0};  // spread: the queue's head, shared by the lanes
+  const bool shared = s.device_mode == DeviceMode::kSpread;
   const ReproContext repro{s.repro_suite, s.seed, s.repro_options};
   const std::function<bool()> stop = [] { return stop_requested(); };
   const auto run_one = [&](const Lane& lane) {
     const RunTarget& target = targets[lane.target];
     WorkerSession session(launch_for(target, lane, suite, s, logs));
     const std::optional<int> device = lane.device ? std::optional<int>(lane.device->index) : std::nullopt;
-    for (const Job& job : jobs) {
-      if (job.backend_index != lane.target) continue;
+    std::size_t next_own = 0;
+    for (;;) {
+      const std::size_t position = shared ? next_shared++ : next_own++;
+      if (position >= todo.size()) break;
+      const Job& job = jobs[todo[position]];
       if (stop_requested()) {
         stopped = true;
         break;

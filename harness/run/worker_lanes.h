@@ -1,7 +1,8 @@
 // The workers of one run: per backend, one lane per device it runs on (--devices), or a single
 // untagged lane on its first device. A backend's lanes run side by side, each its own worker
-// process pinned to its device, and each runs every one of the backend's jobs, so that a bad
-// device shows as that device's failures.
+// process pinned to its device. With --device-mode each, every lane runs every one of the
+// backend's jobs, so that a bad device shows as that device's failures; with spread, the lanes
+// share them, each taking the next job not yet started, so that a slow device holds up nobody.
 #pragma once
 
 #include <cstddef>
@@ -29,7 +30,8 @@ struct Lane {
 /// This process's lanes, target by target. Without --devices: one untagged lane per target. With
 /// it: one lane per chosen device of each selected backend (InputError for an index a backend
 /// lacks), split among the ranks of a node by local rank when `local_size` > 1; the peer (a role,
-/// not certified) runs untagged on its first device, on rank 0 only.
+/// not certified) runs untagged on its first device: on rank 0 only with --device-mode each, on
+/// every rank with spread (its jobs are spread over the ranks like the others').
 std::vector<Lane> plan_lanes(const std::vector<RunTarget>& targets, const RunSettings& s, int rank, int local_rank,
                              int local_size);
 
@@ -47,14 +49,16 @@ struct LaneLogs {
   std::string shown_prefix;
 };
 
-/// Runs `jobs` of target `lanes[i].target` on every lane given (all of one target), each in its
-/// own thread and worker, until done or `stop` says so, but those whose result_identity
-/// (session/job/job_record.h) is in `finished` (a resumed run's). Returns false when stopped.
+/// Runs `todo` (indices into `jobs`, all of the lanes' one target) on the lanes given, each in its
+/// own thread and worker, until done or a stop is asked for. With s.device_mode spread the lanes
+/// take the jobs from one queue, in order; with each, every lane runs every job but those whose
+/// result_identity (session/job/job_record.h) on its device is in `finished` (a resumed run's).
+/// Returns false when stopped.
 bool run_lanes(const std::vector<Lane>& lanes, const std::vector<RunTarget>& targets, const std::vector<Job>& jobs,
-               const Suite& suite, const RunSettings& s, const LaneLogs& logs, const LaneEvents& events,
-               const std::set<std::string>& finished = {});
+               const std::vector<std::size_t>& todo, const Suite& suite, const RunSettings& s, const LaneLogs& logs,
+               const LaneEvents& events, const std::set<std::string>& finished = {});
 
-/// How many results `lanes` give for `jobs`: each lane runs every job of its target.
-std::size_t lane_result_count(const std::vector<Lane>& lanes, const std::vector<Job>& jobs);
+/// How many results `lanes` (of one target) give for `todo`: each lane all of it, or, spread, once.
+std::size_t lane_result_count(const std::vector<Lane>& lanes, std::size_t todo, DeviceMode mode);
 
 }  // namespace opcert

@@ -179,6 +179,31 @@ TEST(CompareRuns, RunsOfAnotherSeedOrDeviceAreNotMatched) {
   EXPECT_NO_THROW(compare_runs(base, now, "base", "new", across));
 }
 
+// Spread over devices and ranks (--device-mode spread), a case ran once, on whichever device took
+// it: it matches the same case of a run of one process; each device's own results (each) match
+// device by device.
+CaseResult placed(CaseResult r, int rank, int device) {
+  r.rank = rank;
+  r.device = DeviceTag{device, "host CPU", "node"};
+  return r;
+}
+
+TEST(CompareRuns, ASpreadRunMatchesByCaseWhereverEachRan) {
+  const RunReport single = run_of({result("acme", "a", Status::kPassed), result("acme", "b", Status::kPassed)});
+  const RunReport spread = run_of({placed(result("acme", "a", Status::kPassed), 1, 0),
+                                   placed(result("acme", "b", Status::kPassed), 0, 1)});
+  const Comparison c = compare_runs(single, spread, "single", "spread", CompareOptions{});
+  EXPECT_EQ(c.unchanged_statuses, 2);
+  EXPECT_TRUE(c.failures.empty()) << c.failures.front().gate << " " << c.failures.front().case_id;
+
+  const RunReport each = run_of({placed(result("acme", "a", Status::kPassed), 0, 0),
+                                 placed(result("acme", "a", Status::kFailed), 0, 1)});
+  const RunReport each_again = run_of({placed(result("acme", "a", Status::kPassed), 0, 0),
+                                       placed(result("acme", "a", Status::kPassed), 0, 1)});
+  const Comparison per_device = compare_runs(each, each_again, "each", "again", CompareOptions{});
+  EXPECT_EQ(per_device.unchanged_statuses, 1) << "device 0 with device 0; device 1 changed";
+}
+
 TEST(CompareRuns, RunsWithNoCaseInCommonAreAnInputErrorNamingBothSuites) {
   RunReport base = run_of({result("acme", "a", Status::kPassed)}), now = run_of({result("acme", "b", Status::kPassed)});
   base.suite = "smoke";

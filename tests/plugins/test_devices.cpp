@@ -3,7 +3,9 @@
 // another device. Its fp32 softmax is right on every device but OPCERT_TEST_BAD_DEVICE, where each
 // output is doubled: a bad device among good ones, for `--devices all` (tests/run/). With
 // OPCERT_TEST_TRACE=FILE each call takes OPCERT_TEST_SLEEP_MS and appends "device start end" (ns,
-// steady clock) to FILE, so a test can see the devices' workers run at the same time.
+// steady clock) to FILE, so a test can see the devices' workers run at the same time. Each call on
+// OPCERT_TEST_SLOW_DEVICE takes OPCERT_TEST_SLOW_MS (default 1000) more: a slow device among fast
+// ones, for --device-mode spread.
 #include <opcert/sdk/backend.h>
 
 #include <fcntl.h>
@@ -32,6 +34,8 @@ void run_softmax(const OpCall& call) {
   if (pinned >= 0 && device != pinned)
     throw opcert::sdk::Error(OPCERT_ERROR_INVALID_ARGUMENT, "called for device " + std::to_string(device) +
                                                                 " in a process pinned to device " + std::to_string(pinned));
+  if (device == env_int("OPCERT_TEST_SLOW_DEVICE", -1))
+    std::this_thread::sleep_for(std::chrono::milliseconds(env_int("OPCERT_TEST_SLOW_MS", 1000)));
   if (const char* trace = std::getenv("OPCERT_TEST_TRACE")) {
     const auto start = std::chrono::steady_clock::now();
     std::this_thread::sleep_for(std::chrono::milliseconds(env_int("OPCERT_TEST_SLEEP_MS", 0)));

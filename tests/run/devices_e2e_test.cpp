@@ -26,7 +26,7 @@ std::string devices_args(const std::string& out) {
 TEST(RunDevices, ABadDeviceShowsAsThatDevicesFailuresAndTheOthersPass) {
   TempDir dir;
   const std::string out = dir.path() + "/out";
-  const auto r = run_opcert(devices_args(out) + " --devices all", "OPCERT_TEST_BAD_DEVICE=1");
+  const auto r = run_opcert(devices_args(out) + " --devices all --device-mode each", "OPCERT_TEST_BAD_DEVICE=1");
   EXPECT_EQ(r.exit_code, 1) << "a failed case fails the run\n" << r.out << r.err;
 
   // Every device ran every case: 3 devices x 2 cases, each tagged with its device.
@@ -72,7 +72,7 @@ TEST(RunDevices, ABadDeviceShowsAsThatDevicesFailuresAndTheOthersPass) {
 TEST(RunDevices, TheDevicesWorkersRunAtTheSameTime) {
   TempDir dir;
   const std::string trace = dir.path() + "/trace";
-  const auto r = run_opcert(devices_args(dir.path() + "/out") + " --devices 0,2",
+  const auto r = run_opcert(devices_args(dir.path() + "/out") + " --devices 0,2 --device-mode each",
                             "OPCERT_TEST_TRACE=" + trace + " OPCERT_TEST_SLEEP_MS=700");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   // Each call's interval, by device; in parallel some call of device 0 overlaps one of device 2.
@@ -88,6 +88,34 @@ TEST(RunDevices, TheDevicesWorkersRunAtTheSameTime) {
   for (const auto& a : calls[0])
     for (const auto& b : calls[2]) overlap = overlap || (a.first < b.second && b.first < a.second);
   EXPECT_TRUE(overlap) << "the two devices' workers ran one after the other:\n" << read_text(trace);
+}
+
+// --device-mode spread (run's default): the devices share the cases, each worker taking the next
+// one not yet started, so a slow device runs fewer; every case once, tagged with its device, in the
+// suite's order.
+TEST(RunDevices, SpreadSharesTheCasesSoASlowDeviceTakesFewer) {
+  TempDir dir;
+  json suite = {{"suite_format", "1.0"}, {"description", "eight softmax cases"}, {"cases", json::array()}};
+  for (int i = 1; i <= 8; ++i)
+    suite["cases"].push_back({{"op", "softmax"}, {"id", "softmax.s" + std::to_string(i)},
+                              {"params", {{"shape", {i, 16}}, {"dtype", "fp32"}}}});
+  const std::string suite_path = dir.write("suite.json", suite.dump());
+  const std::string out = dir.path() + "/out";
+  const auto r = run_opcert(std::string("run --plugin ") + TEST_DEVICES_PLUGIN + " --backend devices --suite " + suite_path +
+                                " --no-peer --progress plain --devices 0,1 --out " + out,
+                            "OPCERT_TEST_SLOW_DEVICE=1 OPCERT_TEST_SLOW_MS=1500");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto results = read_jsonl(fs::path(out) / "results.jsonl");
+  ASSERT_EQ(results.size(), 8u) << "every case once, not once per device";
+  std::map<int, int> per_device;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    EXPECT_EQ(results[i]["case"], "softmax.s" + std::to_string(i + 1)) << "the suite's order";
+    EXPECT_EQ(results[i]["status"], "PASSED") << results[i].dump();
+    ASSERT_TRUE(results[i].contains("device")) << results[i].dump();
+    ++per_device[results[i]["device"]["index"].get<int>()];
+  }
+  EXPECT_GT(per_device[0], per_device[1]) << "the slow device held the fast one back";
+  EXPECT_GE(per_device[1], 1) << "the slow device took a case too";
 }
 
 TEST(RunDevices, WithoutTheFlagOneWorkerRunsTheFirstDeviceUntagged) {
@@ -131,7 +159,7 @@ TEST(RunDevices, TheCpuBackendSplitsTheHostIntoPartitions) {
     EXPECT_EQ(d["name"].get<std::string>().rfind("host CPU, core", 0), 0u) << d.dump();
 
   const std::string out = dir.path() + "/out";
-  const auto r = run_opcert("run --backend cpu --no-peer --progress plain --filter '^softmax\\.fp32' --devices all --out " + out,
+  const auto r = run_opcert("run --backend cpu --no-peer --progress plain --filter '^softmax\\.fp32' --devices all --device-mode each --out " + out,
                             "OPCERT_CPU_DEVICES=2");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   std::map<int, int> per_device;

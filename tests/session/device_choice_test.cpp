@@ -38,6 +38,18 @@ TEST(DeviceChoice, ResolvesAgainstTheBackendsDevices) {
   EXPECT_THROW(resolve_devices(parse_device_choice("all"), "b", 0), InputError);
 }
 
+TEST(DeviceChoice, ParsesTheDeviceMode) {
+  EXPECT_EQ(parse_device_mode("spread"), DeviceMode::kSpread);
+  EXPECT_EQ(parse_device_mode("each"), DeviceMode::kEach);
+  EXPECT_STREQ(device_mode_name(DeviceMode::kSpread), "spread");
+  try {
+    parse_device_mode("all");
+    ADD_FAILURE() << "accepted 'all'";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--device-mode 'all'"), std::string::npos) << e.what();
+  }
+}
+
 TEST(DeviceChoice, LocalRanksShareANodesDevicesWithoutOverlap) {
   const std::vector<int> devices{0, 1, 2, 3, 4};
   EXPECT_EQ(node_share(devices, 0, 2), (std::vector<int>{0, 2, 4}));

@@ -9,6 +9,16 @@
 
 namespace opcert {
 
+DeviceMode parse_device_mode(const std::string& text) {
+  if (text == "each") return DeviceMode::kEach;
+  if (text == "spread") return DeviceMode::kSpread;
+  throw InputError(fmt::format("--device-mode '{}': give 'spread' (the devices share the cases) or 'each' (every "
+                               "device runs every case)",
+                               text));
+}
+
+const char* device_mode_name(DeviceMode mode) { return mode == DeviceMode::kSpread ? "spread" : "each"; }
+
 DeviceChoice parse_device_choice(const std::string& text) {
   DeviceChoice choice;
   if (text == "all") {

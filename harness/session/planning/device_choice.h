@@ -12,6 +12,16 @@ namespace opcert {
 /// The environment variable a worker is pinned with: the index of the one device it serves.
 inline constexpr const char* kDeviceEnvironmentVariable = "OPCERT_DEVICE";
 
+/// How the chosen devices share a run's cases (--device-mode, docs/CLI.md "Devices"). kEach: every
+/// device runs every case (a node's certificate names a bad device). kSpread: the devices of a
+/// backend share its cases, each lane taking the next case not yet started, so the run ends sooner.
+enum class DeviceMode { kEach, kSpread };
+
+/// "each" or "spread"; InputError naming --device-mode otherwise.
+DeviceMode parse_device_mode(const std::string& text);
+/// The flag's word for `mode`, as parse_device_mode takes it.
+const char* device_mode_name(DeviceMode mode);
+
 struct DeviceChoice {
   bool all = false;
   std::vector<int> indices;  // when not `all`: ascending, without duplicates
