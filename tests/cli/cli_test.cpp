@@ -20,7 +20,7 @@ using nlohmann::json;
 TEST(Cli, VersionNamesTheAbi) {
   const auto r = run_opcert("version");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("backend ABI 1.3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("backend ABI 1.4"), std::string::npos) << r.out;
 }
 
 TEST(Cli, AnUnknownVerbIsOneLineNamingItAndExitTwo) {
@@ -103,7 +103,7 @@ TEST(Cli, ListJsonIsMachineReadable) {
   const json& cpu = doc["backends"][0];
   EXPECT_EQ(cpu["name"], "cpu");
   EXPECT_EQ(cpu["source"]["kind"], "built-in");
-  EXPECT_EQ(cpu["abi_version"], "1.3");
+  EXPECT_EQ(cpu["abi_version"], "1.4");
   EXPECT_EQ(doc["ops"].size(), 14u);
   bool has_h200 = false;
   for (const auto& p : doc["platforms"]) has_h200 = has_h200 || p["name"] == "cuda-h200";
