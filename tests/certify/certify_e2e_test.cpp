@@ -425,6 +425,19 @@ TEST_F(Certify, EveryDeviceIsCertifiedAndABadOneFailsTheCertificate) {
   EXPECT_NE(absent.out.find("re-ran 4 case(s) chosen with --rerun-seed 3: 4 reproduced their verdict"), std::string::npos)
       << absent.out;
   EXPECT_EQ(absent.out.find("INVALID"), std::string::npos) << "the bundle is not at fault\n" << absent.out;
+
+  // A copy whose manifest passes the bad device, re-hashed, disagrees with its own record.
+  const std::string forged = dir_->path() + "/devices-forged";
+  fs::copy(bundle, forged, fs::copy_options::recursive);
+  json fm = read_json(forged + "/manifest.json");
+  fm["devices"][2]["verdict"] = "pass";
+  fm["devices"][2]["failing_results"] = 0;
+  std::ofstream(forged + "/manifest.json", std::ios::trunc) << fm.dump(2) << "\n";
+  rehash(forged);
+  const auto f = run_opcert("verify " + forged);
+  EXPECT_EQ(f.exit_code, 1) << f.out << f.err;
+  EXPECT_NE(f.out.find("manifest.json: device 2 of host "), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find(": failing_results 0, verdict \"pass\"; results.jsonl gives 2, fail"), std::string::npos) << f.out;
 }
 
 TEST_F(Certify, UnusableInputIsAOneLineUsageError) {
