@@ -125,8 +125,17 @@ json gpu_facts() {
       "T=; command -v timeout >/dev/null 2>&1 && T='timeout 20'; "
       "$T nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem "
       "--format=csv,noheader 2>/dev/null";
+  // The serial number and PCI bus id (NVML's nvmlDeviceGetSerial and PCI info) by UUID, in a query of
+  // their own: a GPU or driver that refuses them keeps the rest.
+  static constexpr const char* kSerialCommand =
+      "command -v nvidia-smi >/dev/null 2>&1 || exit 127; "
+      "T=; command -v timeout >/dev/null 2>&1 && T='timeout 20'; "
+      "$T nvidia-smi --query-gpu=uuid,serial,pci.bus_id --format=csv,noheader 2>/dev/null";
   if (const auto out = command_output(kCommand))
-    if (json gpus = gpus_from_nvidia_smi(*out, true); !gpus.is_null()) return gpus;
+    if (json gpus = gpus_from_nvidia_smi(*out, true); !gpus.is_null()) {
+      if (const auto serials = command_output(kSerialCommand)) add_gpu_serials(gpus, *serials);
+      return gpus;
+    }
   const auto out = command_output(kPlainCommand);
   return out ? gpus_from_nvidia_smi(*out, false) : json(nullptr);
 }
@@ -158,11 +167,15 @@ std::optional<uint64_t> memory_total_from_meminfo(const std::string& meminfo) {
   return kib.get<uint64_t>() * (in_kib ? 1024u : 1u);
 }
 
+namespace {
+
+// nvidia-smi says "[N/A]" for a field a GPU does not report.
+json smi_text_or_null(const std::string& v) { return v.empty() || v == "[N/A]" || v == "N/A" ? json(nullptr) : json(v); }
+
+}  // namespace
+
 json gpus_from_nvidia_smi(const std::string& csv, bool with_identity) {
-  // nvidia-smi says "[N/A]" for a field a GPU does not report.
-  const auto text_or_null = [](const std::string& v) {
-    return v.empty() || v == "[N/A]" || v == "N/A" ? json(nullptr) : json(v);
-  };
+  const auto text_or_null = smi_text_or_null;
   json gpus = json::array();
   std::istringstream lines(csv);
   for (std::string line; std::getline(lines, line);) {
@@ -188,6 +201,22 @@ json gpus_from_nvidia_smi(const std::string& csv, bool with_identity) {
     gpus.push_back(std::move(gpu));
   }
   return gpus.empty() ? json(nullptr) : gpus;
+}
+
+void add_gpu_serials(json& gpus, const std::string& csv) {
+  if (!gpus.is_array()) return;
+  std::istringstream lines(csv);
+  for (std::string line; std::getline(lines, line);) {
+    std::vector<std::string> fields;
+    std::istringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, ',');) fields.push_back(trim(cell));
+    if (fields.size() != 3 || smi_text_or_null(fields[0]).is_null()) continue;
+    for (auto& gpu : gpus)
+      if (gpu.is_object() && gpu.value("uuid", json(nullptr)) == json(fields[0])) {
+        gpu["serial"] = smi_text_or_null(fields[1]);
+        gpu["pci_bus_id"] = smi_text_or_null(fields[2]);
+      }
+  }
 }
 
 // The NCCL this process runs its collectives on, if a backend loaded one: "2.27.3 (<path>)". Asked

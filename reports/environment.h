@@ -36,5 +36,8 @@ std::optional<uint64_t> memory_total_from_meminfo(const std::string& meminfo);
 /// [,uuid,vbios_version] --format=csv,noheader` (the last two `with_identity`): one object per GPU
 /// line (numbers where the text has one, else null; "[N/A]" null), or null when no line parses.
 nlohmann::json gpus_from_nvidia_smi(const std::string& csv, bool with_identity = true);
+/// Adds `serial` and `pci_bus_id` to each GPU of `gpus` (gpus_from_nvidia_smi's) whose uuid a line
+/// of `nvidia-smi --query-gpu=uuid,serial,pci.bus_id --format=csv,noheader` names ("[N/A]": null).
+void add_gpu_serials(nlohmann::json& gpus, const std::string& csv);
 
 }  // namespace opcert

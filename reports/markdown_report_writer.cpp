@@ -119,7 +119,7 @@ std::string case_entry(const CaseResult& r) {
   if (r.device) {
     md += fmt::format(" on {} ({}", device_label(r.device, r.rank), code(r.device->name));
     if (!r.device->host.empty()) md += fmt::format(", host {}", code(r.device->host));
-    md += ")";
+    md += fmt::format(", UUID {}, PCI {})", code(identity_text(r.device->uuid)), code(identity_text(r.device->pci_bus_id)));
   } else if (r.rank) {
     md += fmt::format(" on rank {}", *r.rank);
   }

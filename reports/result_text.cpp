@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "model/device_tag.h"
 #include "reports/number_format.h"
 
 namespace opcert {
@@ -44,6 +45,9 @@ std::string describe_result(const CaseResult& r) {
   if (r.alignment_ratio || r.peer_rmse)
     text += fmt::format("alignment: rmse / peer rmse = {} (peer rmse {})\n", text_number(r.alignment_ratio),
                         text_number(r.peer_rmse));
+  if (r.device)  // which physical device, for the failure of one device among several
+    text += fmt::format("device: {} {} on host {}, UUID {}, PCI {}\n", device_label(r.device, r.rank), r.device->name,
+                        r.device->host, identity_text(r.device->uuid), identity_text(r.device->pci_bus_id));
   if (!r.repro.empty()) text += "repro: " + r.repro + "\n";
   return text;
 }

@@ -32,12 +32,12 @@ class CpuBackend : public sdk::Backend, public CpuCollectives {
   std::vector<sdk::DeviceInfo> devices() const override {
     if (partitions_.size() == 1) {  // the whole host, listed as it always was
       const auto threads = static_cast<int32_t>(std::thread::hardware_concurrency());
-      return {sdk::DeviceInfo{{OPCERT_DEVICE_CPU, 0}, partitions_[0].name, 0, threads}};
+      return {sdk::DeviceInfo{{OPCERT_DEVICE_CPU, 0}, partitions_[0].name, 0, threads, partition_uuid(partitions_[0], 0, 1), ""}};
     }
     std::vector<sdk::DeviceInfo> devices;
     for (std::size_t i = 0; i < partitions_.size(); ++i)
       devices.push_back({{OPCERT_DEVICE_CPU, static_cast<int32_t>(i)}, partitions_[i].name, 0,
-                         static_cast<int32_t>(partitions_[i].cpus.size())});
+                         static_cast<int32_t>(partitions_[i].cpus.size()), partition_uuid(partitions_[i], i, partitions_.size()), ""});
     return devices;
   }
 

@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <thread>
 
@@ -34,7 +35,23 @@ int parse_count(const char* text, const char* variable, int max) {
   return value;
 }
 
+// The systemd machine id (32 hex digits), or "" when the host has none.
+std::string machine_id() {
+  for (const char* path : {"/etc/machine-id", "/var/lib/dbus/machine-id"}) {
+    std::ifstream in(path);
+    std::string id;
+    if (in >> id && id.size() == 32 && id.find_first_not_of("0123456789abcdef") == std::string::npos) return id;
+  }
+  return "";
+}
+
 }  // namespace
+
+std::string partition_uuid(const CpuPartition& partition, std::size_t index, std::size_t count) {
+  static const std::string id = machine_id();
+  if (id.empty()) return "";
+  return "CPU-" + id + "-" + std::to_string(index) + "of" + std::to_string(count) + "-cpus-" + ranges(partition.cpus);
+}
 
 std::vector<int> allowed_cpus() {
   std::vector<int> cpus;

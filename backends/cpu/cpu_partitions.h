@@ -3,6 +3,7 @@
 // and a node's cores can be certified side by side (docs/ABI.md, "Devices of one process").
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -28,5 +29,12 @@ std::vector<CpuPartition> split_cpus(const std::vector<int>& cpus, int count);
 /// among them) on that partition's CPUs and sizes OpenMP's team to it. Throws sdk::Error (not
 /// found) for an index without a partition. Does nothing when OPCERT_DEVICE is unset.
 void pin_to_chosen_partition(const std::vector<CpuPartition>& partitions);
+
+/// Partition `index` of `count`'s identity across runs (ABI 1.4 device_info uuid):
+/// "CPU-<machine id>-<index>of<count>-cpus-<ranges>", from the systemd machine id (/etc/machine-id),
+/// its place in the split and the logical CPUs it runs on, so that the same share of the same
+/// host is the same device again (and partitions sharing a CPU differ). "" when the host has no
+/// machine id. A partition is not a PCI device of its own: it has no PCI bus id.
+std::string partition_uuid(const CpuPartition& partition, std::size_t index, std::size_t count);
 
 }  // namespace opcert::cpu

@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -45,6 +46,22 @@ int usable_device() {
   return device;
 }
 
+// Device `index` as device_info reports it, with its identity (ABI 1.4): the UUID written as
+// nvidia-smi and NVML write it ("GPU-" and the 16 bytes as 8-4-4-4-12 hex digits), so that reports,
+// the certify manifest's GPUs and CUDA_VISIBLE_DEVICES all name a GPU alike, and the PCI bus id.
+sdk::DeviceInfo describe(int index, const cudaDeviceProp& p) {
+  const auto* b = reinterpret_cast<const unsigned char*>(p.uuid.bytes);
+  char uuid[64];
+  std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+                b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+  char bus[32] = {};
+  if (cudaDeviceGetPCIBusId(bus, sizeof bus, index) != cudaSuccess) {
+    cudaGetLastError();
+    bus[0] = '\0';  // unknown, never made up
+  }
+  return {{OPCERT_DEVICE_CUDA, index}, p.name, static_cast<uint64_t>(p.totalGlobalMem), p.multiProcessorCount, uuid, bus};
+}
+
 // The context, made before the bases that keep a reference to it (CudaCollectives).
 struct ContextOwner {
   std::unique_ptr<CudaContext> ctx_ = std::make_unique<CudaContext>(usable_device());
@@ -72,16 +89,14 @@ class CudaBackend : private ContextOwner, public sdk::Backend, public sdk::Event
 
   // Every GPU, device i at position i, so that the runner and each pinned worker list the same.
   std::vector<sdk::DeviceInfo> devices() const override {
-    if (confined_to_one_device())
-      return {sdk::DeviceInfo{{OPCERT_DEVICE_CUDA, ctx_->device}, ctx_->props.name,
-                              static_cast<uint64_t>(ctx_->props.totalGlobalMem), ctx_->props.multiProcessorCount}};
+    if (confined_to_one_device()) return {describe(ctx_->device, ctx_->props)};
     int count = 0;
     OPCERT_CUDA_CHECK(cudaGetDeviceCount(&count));
     std::vector<sdk::DeviceInfo> devices;
     for (int i = 0; i < count; ++i) {
       cudaDeviceProp p{};
       OPCERT_CUDA_CHECK(cudaGetDeviceProperties(&p, i));
-      devices.push_back({{OPCERT_DEVICE_CUDA, i}, p.name, static_cast<uint64_t>(p.totalGlobalMem), p.multiProcessorCount});
+      devices.push_back(describe(i, p));
     }
     return devices;
   }

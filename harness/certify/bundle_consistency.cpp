@@ -5,6 +5,7 @@
 #include <array>
 #include <charconv>
 #include <map>
+#include <tuple>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -282,6 +283,32 @@ void check_bundle_summary(const std::string& md, const std::vector<SuiteTally>& 
   }
 }
 
+// Each chosen device's own verdict in the manifest (`failing_results`, `verdict`) is what its
+// recorded results give.
+void check_manifest_devices(const json& manifest, const std::vector<SuiteTally>& tallies,
+                            std::vector<std::string>& problems) {
+  std::map<std::tuple<int, std::string, int>, int> failing;
+  for (const auto& t : tallies)
+    for (const auto& [key, device] : t.devices) failing[key] += device.second;
+  const json devices = member(manifest, "devices");
+  if (!devices.is_array()) return;
+  for (const auto& d : devices) {
+    if (!d.is_object() || !d.contains("verdict")) continue;  // the untagged first device has no verdict of its own
+    const std::tuple<int, std::string, int> key{d.value("rank", 0), d.value("host", ""), d.value("index", -1)};
+    const auto it = failing.find(key);
+    const std::string name = fmt::format("device {} of host {}", d.value("index", -1), d.value("host", ""));
+    if (it == failing.end()) {
+      problems.push_back(fmt::format("{}: {} has no result in {}", kManifestFile, name, kRecord));
+      continue;
+    }
+    const std::string verdict = it->second == 0 ? "pass" : "fail";
+    if (d.value("failing_results", -1) != it->second || d.value("verdict", "") != verdict)
+      problems.push_back(fmt::format("{}: {}: failing_results {}, verdict {}; {} gives {}, {}", kManifestFile, name,
+                                     member(d, "failing_results").dump(), member(d, "verdict").dump(), kRecord, it->second,
+                                     verdict));
+  }
+}
+
 }  // namespace
 
 std::vector<CaseResult> recorded_results(const fs::path& bundle, const json& manifest_suite) {
@@ -350,6 +377,7 @@ std::vector<std::string> consistency_problems(const fs::path& bundle, const json
     problems.push_back(fmt::format("{}: failing_results {}; {} gives {}", kManifestFile,
                                    member(manifest, "failing_results").dump(), kRecord, cert.failing_results));
   if (fs::exists(bundle / kSummaryFile)) check_bundle_summary(read_bundle_file(bundle / kSummaryFile), tallies, cert, problems);
+  check_manifest_devices(manifest, tallies, problems);
   return problems;
 }
 

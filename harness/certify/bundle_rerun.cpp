@@ -4,12 +4,16 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <variant>
 
 #include "certify/bundle_consistency.h"
 #include "check/suite.h"
+#include "model/device_tag.h"
 #include "model/input_error.h"
 #include "reports/report_reader.h"
 #include "session/job/repro.h"
@@ -27,6 +31,14 @@ struct Candidate {
   std::string case_id;
   std::string impl;
   Status recorded = Status::kError;
+  std::optional<DeviceTag> device;  // where it was recorded, when the run chose devices
+  std::optional<int> rank;
+};
+
+// One device of the backend on this machine, as `opcert list --json` lists it.
+struct LocalDevice {
+  int index = 0;
+  std::string uuid;
 };
 
 // What a rerun got: the case's status, or why it could not run; and the package the backend's code
@@ -37,14 +49,15 @@ struct Rerun {
 };
 
 // Re-runs `c` with this opcert in a fresh directory.
-Rerun rerun_case(const Candidate& c, const std::string& backend, const std::string& plugin, const std::string& golden,
-                 const fs::path& work) {
+Rerun rerun_case(const Candidate& c, const std::optional<int>& device, const std::string& backend,
+                 const std::string& plugin, const std::string& golden, const fs::path& work) {
   const fs::path out = work / fmt::format("{}-{}", std::hash<std::string>{}(c.case_id + c.impl), c.seed);
   std::string cmd = shell_quote(current_executable()) + " run --backend " + shell_quote(backend) + " --suite " +
                     shell_quote(c.suite) + " --seed " + std::to_string(c.seed) + " --filter " +
                     shell_quote("^" + regex_escape(c.case_id) + "$") + " --impl " + shell_quote(c.impl) +
                     " --no-peer --progress plain --out " + shell_quote(out.string());
   if (!plugin.empty()) cmd += " --plugin " + shell_quote(plugin);
+  if (device) cmd += " --devices " + std::to_string(*device);
   if (!golden.empty()) cmd += " --golden " + shell_quote(fs::absolute(golden).string());
   const fs::path log = out.string() + ".log";
   cmd += " > " + shell_quote(log.string()) + " 2>&1";
@@ -80,15 +93,56 @@ std::vector<Candidate> recorded_candidates(const json& m, const fs::path& bundle
     // results.jsonl is the record of the run (each case written as it finished); the bundle's other
     // files were checked against it.
     for (const auto& r : recorded_results(bundle, s))
-      if (r.backend == name && r.status != Status::kSkipped) candidates.push_back({suite, seed, r.case_id, r.impl_key, r.status});
+      if (r.backend == name && r.status != Status::kSkipped)
+        candidates.push_back({suite, seed, r.case_id, r.impl_key, r.status, r.device, r.rank});
   }
   return candidates;
+}
+
+// The backend's devices on this machine, from `opcert list --json` in a child (this process loads
+// no backend: it starts the reruns after); nullopt with `why` when they cannot be listed.
+std::optional<std::vector<LocalDevice>> local_devices(const std::string& backend, const std::string& plugin,
+                                                      const fs::path& work, std::string& why) {
+  const fs::path listing = work / "devices.json";
+  std::string cmd = shell_quote(current_executable()) + " list --json --backend " + shell_quote(backend);
+  if (!plugin.empty()) cmd += " --plugin " + shell_quote(plugin);
+  cmd += " > " + shell_quote(listing.string()) + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  try {
+    std::ifstream in(listing);
+    const json doc = json::parse(in);
+    for (const auto& b : doc.at("backends"))
+      if (b.at("name") == backend) {
+        std::vector<LocalDevice> devices;
+        for (const auto& d : b.at("devices"))
+          devices.push_back({d.at("index").get<int>(), d.value("uuid", json(nullptr)).is_string() ? d["uuid"].get<std::string>() : ""});
+        return devices;
+      }
+    why = fmt::format("`opcert list` has no backend '{}' here", backend);
+  } catch (const std::exception& e) {
+    why = fmt::format("`opcert list` gave no device list (exit status {}; {}); see {}", status, e.what(), listing.string());
+  }
+  return std::nullopt;
+}
+
+// The index here of the device a case was recorded on: the device of the same UUID, or, where its
+// backend gave none, of the same index; nullopt when this machine has no such device.
+std::optional<int> device_here(const DeviceTag& recorded, const std::vector<LocalDevice>& here) {
+  for (const auto& d : here)
+    if (recorded.uuid.empty() ? d.index == recorded.index : d.uuid == recorded.uuid) return d.index;
+  return std::nullopt;
+}
+
+std::string devices_text(const std::vector<LocalDevice>& here) {
+  std::string text;
+  for (const auto& d : here) text += fmt::format("{}{}: {}", text.empty() ? "" : ", ", d.index, identity_text(d.uuid));
+  return text.empty() ? "none" : text;
 }
 
 }  // namespace
 
 void rerun_cases(const VerifyOutcome& outcome, const fs::path& bundle, const RerunRequest& request,
-                 std::vector<std::string>& problems, std::vector<std::string>& notes) {
+                 std::vector<std::string>& problems, std::vector<std::string>& notes, std::vector<std::string>& cannot) {
   const json& m = outcome.manifest;
   const json backend = m.value("backend", json::object());
   const std::string name = backend.value("name", "");
@@ -114,9 +168,24 @@ void rerun_cases(const VerifyOutcome& outcome, const fs::path& bundle, const Rer
   const json package = backend.value("package", json(nullptr));
   const std::string certified_package = package.is_object() ? package.value("sha256", "") : "";
   std::set<std::string> other_packages;
-  int reproduced = 0;
+  // Cases recorded on a chosen device rerun on that device, found here by its UUID.
+  std::optional<std::vector<LocalDevice>> here;
+  std::string unlisted;
+  if (std::any_of(candidates.begin(), candidates.end(), [](const Candidate& c) { return c.device.has_value(); }))
+    here = local_devices(name, plugin, work, unlisted);
+  std::map<std::string, int> absent;  // the recorded device, named -> its sampled cases that cannot rerun here
+  int reproduced = 0, attempted = 0;
   for (const auto& c : candidates) {
-    const Rerun rerun = rerun_case(c, name, plugin, request.golden, work);
+    std::optional<int> device;
+    if (c.device) {
+      if (here) device = device_here(*c.device, *here);
+      if (!device) {
+        ++absent[fmt::format("{} of host {}", device_identity_label(c.device, c.rank), c.device->host)];
+        continue;
+      }
+    }
+    ++attempted;
+    const Rerun rerun = rerun_case(c, device, name, plugin, request.golden, work);
     if (!certified_package.empty() && !rerun.package.empty() && rerun.package.sha256 != certified_package &&
         other_packages.insert(rerun.package.sha256).second)
       problems.push_back(fmt::format("the package that reran ({} {}, SHA-256 {}) is not the certified one ({} {}, "
@@ -134,11 +203,16 @@ void rerun_cases(const VerifyOutcome& outcome, const fs::path& bundle, const Rer
                                      status ? std::string(status_name(*status)) : std::get<std::string>(got)));
     }
   }
+  for (const auto& [device, cases] : absent)
+    cannot.push_back(fmt::format("{} sampled case(s) were recorded on {}, which backend '{}' does not have here ({}): "
+                                 "rerun them on that machine, or choose others with another --rerun-seed",
+                                 cases, device, name,
+                                 here ? "its devices here: " + devices_text(*here) : unlisted));
   // The reruns' reports and logs stay where one did not reproduce: the problems point into them.
-  const bool all_reproduced = reproduced == static_cast<int>(candidates.size());
-  if (all_reproduced) fs::remove_all(work);
-  notes.push_back(fmt::format("re-ran {} case(s) chosen with --rerun-seed {}: {} reproduced their verdict{}",
-                              candidates.size(), seed, reproduced,
+  const bool all_reproduced = reproduced == attempted;
+  if (all_reproduced && unlisted.empty()) fs::remove_all(work);  // else the listing's output stays, named above
+  notes.push_back(fmt::format("re-ran {} case(s) chosen with --rerun-seed {}: {} reproduced their verdict{}", attempted,
+                              seed, reproduced,
                               all_reproduced ? "" : fmt::format(" (their reports and logs: {})", work.string())));
 }
 

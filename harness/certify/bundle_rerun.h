@@ -19,11 +19,13 @@ struct RerunRequest {
   std::string golden;      ///< --golden: reruns judge against this golden set
 };
 
-/// Re-runs the chosen cases of the valid bundle `outcome` describes: a line per reproduced case on
-/// stdout, a problem per case that was not (or per other package that reran), and one note saying
-/// how many reproduced with which seed (and where the reports are kept when one did not).
+/// Re-runs the chosen cases of the valid bundle `outcome` describes, each recorded on a chosen
+/// device on the device of that UUID here (`--devices`): a line per reproduced case on stdout, a
+/// problem per case that was not (or per other package that reran), a line in `cannot` per
+/// recorded device this machine lacks (its cases are not rerun), and one note saying how many
+/// reproduced with which seed (and where the reports are kept when one did not).
 /// InputError when no temporary folder can be made.
 void rerun_cases(const VerifyOutcome& outcome, const std::filesystem::path& bundle, const RerunRequest& request,
-                 std::vector<std::string>& problems, std::vector<std::string>& notes);
+                 std::vector<std::string>& problems, std::vector<std::string>& notes, std::vector<std::string>& cannot);
 
 }  // namespace opcert

@@ -6,15 +6,43 @@ namespace opcert {
 
 SuiteTally tally_suite(const PlannedSuite& planned, int exit_code, const std::vector<CaseResult>& results,
                        const std::string& backend, const std::set<Status>& fail_statuses) {
-  SuiteTally t{planned, exit_code, 0, 0, {}};
+  SuiteTally t{planned, exit_code, 0, 0, {}, {}};
   for (const auto& r : results) {
     if (r.backend != backend) continue;
+    const bool failing = fail_statuses.contains(r.status);
     ++t.results;
     ++t.counts[std::string(status_name(r.status))];
-    if (fail_statuses.contains(r.status)) ++t.failing;
+    if (failing) ++t.failing;
+    if (!r.device) continue;
+    auto& device = t.devices[{r.rank.value_or(0), r.device->host, r.device->index}];
+    device.first = device_identity_label(r.device, r.rank);
+    if (failing) ++device.second;
   }
   return t;
 }
+
+namespace {
+
+// "; failing on device 1 (UUID X); passing on device 0 (UUID Y), device 2 (UUID Z)": which of the
+// chosen devices the failing results ran on. "" when no result ran on a chosen device.
+std::string devices_clause(const std::vector<SuiteTally>& suites) {
+  std::map<std::tuple<int, std::string, int>, std::pair<std::string, int>> devices;
+  for (const auto& s : suites)
+    for (const auto& [key, device] : s.devices) {
+      auto& d = devices[key];
+      d.first = device.first;
+      d.second += device.second;
+    }
+  std::string failing, passing;
+  for (const auto& [key, d] : devices) {
+    std::string& list = d.second > 0 ? failing : passing;
+    list += (list.empty() ? "" : ", ") + d.first;
+  }
+  if (failing.empty()) return "";
+  return "; failing on " + failing + (passing.empty() ? "" : "; passing on " + passing);
+}
+
+}  // namespace
 
 Certificate judge_certificate(const std::vector<SuiteTally>& suites, const std::string& backend) {
   Certificate cert;
@@ -25,8 +53,8 @@ Certificate judge_certificate(const std::vector<SuiteTally>& suites, const std::
       cert.reason = fmt::format("suite {} (seed {}) ended with exit code {}", s.planned.suite, s.planned.seed, s.exit_code);
   }
   if (cert.failing_results > 0)
-    cert.reason = fmt::format("{} of {} results of {} have a status the plan fails", cert.failing_results, cert.results,
-                              backend);
+    cert.reason = fmt::format("{} of {} results of {} have a status the plan fails{}", cert.failing_results, cert.results,
+                              backend, devices_clause(suites));
   if (cert.results == 0 && cert.reason.empty()) cert.reason = fmt::format("no result of backend {}", backend);
   cert.certified = cert.reason.empty();
   return cert;

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "certify/certification_bundle.h"
@@ -20,6 +21,9 @@ struct SuiteTally {
   int results = 0;
   int failing = 0;                    ///< results with a status the plan fails
   std::map<std::string, int> counts;  ///< results by status name ("PASSED")
+  /// Results that ran on a chosen device (--devices), by device: its identity label
+  /// (device_identity_label) and how many of its results fail; 0 for a device that passes.
+  std::map<std::tuple<int, std::string, int>, std::pair<std::string, int>> devices;  ///< key: rank, host, index
 };
 
 /// Counts `backend`'s results among `results` (the other backends', the peer's, are not certified).
@@ -27,7 +31,8 @@ SuiteTally tally_suite(const PlannedSuite& planned, int exit_code, const std::ve
                        const std::string& backend, const std::set<Status>& fail_statuses);
 
 /// Certified when no result has a failing status, every suite's run exited 0, and there is at
-/// least one result; otherwise the reason, in one line.
+/// least one result; otherwise the reason, in one line. Where the results ran on chosen devices,
+/// a reason of failing results names each device they failed on and those that passed.
 Certificate judge_certificate(const std::vector<SuiteTally>& suites, const std::string& backend);
 
 /// manifest.json's `verdict`: "certified" or "not certified".

@@ -44,22 +44,43 @@ json backend_of(const RunReport& report, const std::string& name) {
   return {{"name", name}};
 }
 
+// The serial number of the GPU of this UUID among the machine's (nvidia-smi's, environment.gpus);
+// null where the GPU is not listed or does not report one.
+json serial_of(const std::string& uuid, const json& environment) {
+  if (uuid.empty() || !environment.is_object() || !environment.contains("gpus") || !environment["gpus"].is_array())
+    return nullptr;
+  for (const auto& gpu : environment["gpus"])
+    if (gpu.is_object() && gpu.value("uuid", json(nullptr)) == json(uuid)) return gpu.value("serial", json(nullptr));
+  return nullptr;
+}
+
 // Every device the certified backend's results ran on, once each: from their device tags (--devices,
-// with the rank under MPI), else the backend's first device on the host of the run.
+// with the rank under MPI) with the device's identity and its own verdict, else the backend's first
+// device on the host of the run.
 json devices_of(const std::vector<CaseResult>& results, const BundleInputs& in, const json& environment) {
-  std::set<std::tuple<int, std::string, int>> seen;  // rank, host, index
+  std::map<std::tuple<int, std::string, int>, std::size_t> seen;  // rank, host, index -> its place in `devices`
   json devices = json::array();
   bool untagged = false;
+  const auto known = [](const std::string& s) { return s.empty() ? json(nullptr) : json(s); };
   for (const auto& r : results) {
     if (!r.device) {
       untagged = true;
       continue;
     }
-    if (!seen.insert({r.rank.value_or(0), r.device->host, r.device->index}).second) continue;
-    json d = {{"host", r.device->host}, {"index", r.device->index}, {"name", r.device->name}};
-    if (r.rank) d["rank"] = *r.rank;
-    devices.push_back(d);
+    const auto [at, added] = seen.try_emplace({r.rank.value_or(0), r.device->host, r.device->index}, devices.size());
+    if (added) {
+      json d = {{"host", r.device->host},          {"index", r.device->index},
+                {"name", r.device->name},          {"uuid", known(r.device->uuid)},
+                {"pci_bus_id", known(r.device->pci_bus_id)}, {"serial", serial_of(r.device->uuid, environment)},
+                {"results", 0},                    {"failing_results", 0}};
+      if (r.rank) d["rank"] = *r.rank;
+      devices.push_back(d);
+    }
+    json& d = devices[at->second];
+    d["results"] = d["results"].get<int>() + 1;
+    if (in.plan.fail_statuses.contains(r.status)) d["failing_results"] = d["failing_results"].get<int>() + 1;
   }
+  for (auto& d : devices) d["verdict"] = d["failing_results"].get<int>() == 0 ? "pass" : "fail";
   if (untagged) {
     const json host = environment.is_object() && environment.contains("host") ? environment["host"] : json(nullptr);
     devices.push_back({{"host", host}, {"index", 0}, {"name", in.first_device_name}});
@@ -205,11 +226,18 @@ Certificate write_bundle(const fs::path& bundle, const BundleInputs& in) {
     summary += missing_text.empty() ? ".\n\n" : fmt::format("; not certified for: {}.\n\n", missing_text);
   }
   std::string device_list;
-  for (const auto& d : devices)
-    device_list += fmt::format("{}{}{}: device {} ({})", device_list.empty() ? "" : "; ",
+  const auto text_or_unknown = [](const json& v) { return v.is_string() ? v.get<std::string>() : std::string("unknown"); };
+  for (const auto& d : devices) {
+    device_list += fmt::format("{}{}{}: device {} ({}", device_list.empty() ? "" : "; ",
                                d.contains("rank") ? fmt::format("rank {} on ", d["rank"].get<int>()) : "",
                                d["host"].is_string() ? d["host"].get<std::string>() : "this host",
                                d["index"].get<int>(), d["name"].get<std::string>());
+    if (d.contains("verdict"))  // a chosen device: its identity and its own verdict
+      device_list += fmt::format(", UUID {}, PCI {}, serial {}: {}", text_or_unknown(d["uuid"]),
+                                 text_or_unknown(d["pci_bus_id"]), text_or_unknown(d["serial"]),
+                                 d["verdict"] == "pass" ? "pass" : fmt::format("**{} failing**", d["failing_results"].get<int>()));
+    device_list += ")";
+  }
   summary += fmt::format("Devices: {}.\n\n", device_list);
   summary += "| suite | seed | results | statuses | verdict |\n|---|---|---|---|---|\n" + rows;
   if (!not_implemented.empty())

@@ -44,7 +44,9 @@ json backend_json(const BackendHandle& b, const PlatformCatalog& platforms) {
   json devices = json::array();
   for (const auto& d : b.devices())
     devices.push_back({{"type", device_type_name(d.device.type)}, {"index", d.device.index}, {"name", d.name},
-                       {"memory_bytes", d.memory_bytes}, {"compute_units", d.compute_units}});
+                       {"memory_bytes", d.memory_bytes}, {"compute_units", d.compute_units},
+                       {"uuid", d.uuid.empty() ? json(nullptr) : json(d.uuid)},  // ABI 1.4; null: unknown
+                       {"pci_bus_id", d.pci_bus_id.empty() ? json(nullptr) : json(d.pci_bus_id)}});
   json impls = json::array();
   for (const auto& i : b.implementations())
     impls.push_back({{"key", i.key}, {"op", i.op}, {"description", i.description},
@@ -106,8 +108,9 @@ std::string render_list_text(const json& doc) {
     if (!b["description"].get<std::string>().empty())
       out += fmt::format("    {}\n", b["description"].get<std::string>());
     for (const auto& d : b["devices"])
-      out += fmt::format("    device {}:{}  {}\n", d["type"].get<std::string>(), d["index"].get<int>(),
-                         d["name"].get<std::string>());
+      out += fmt::format("    device {}:{}  {}{}{}\n", d["type"].get<std::string>(), d["index"].get<int>(),
+                         d["name"].get<std::string>(), d["uuid"].is_string() ? "  " + d["uuid"].get<std::string>() : "",
+                         d["pci_bus_id"].is_string() ? "  PCI " + d["pci_bus_id"].get<std::string>() : "");
     out += fmt::format("    events: {}  collectives: {}\n", b["events"].get<bool>() ? "yes" : "no",
                        b["collectives"].get<bool>() ? "yes" : "no");
     if (b["implementations"].empty()) out += "    implementations: none\n";

@@ -3,6 +3,8 @@
 // gate failed.
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "cli/cli_context.h"
 #include "cli/compare_flags.h"
 #include "cli/flag_checks.h"
@@ -21,6 +23,7 @@ struct CompareFlags {
   std::vector<std::string> runs;
   std::string backends;
   std::string impls;
+  std::string devices;
   std::string json_path;
   std::string markdown_path;
   std::string junit_path;
@@ -36,6 +39,25 @@ std::pair<std::string, std::string> two_names(const std::string& list, const cha
   return {list.substr(0, comma), list.substr(comma + 1)};
 }
 
+// Which side-by-side flag was given, with its value; nullopt for none. InputError for more than one.
+struct SideBySide {
+  const char* flag;
+  std::string value;
+  SideBy by;
+};
+std::optional<SideBySide> side_by_side_of(const CompareFlags& f) {
+  std::optional<SideBySide> chosen;
+  for (const SideBySide& s : {SideBySide{"--backends", f.backends, SideBy::kBackend}, SideBySide{"--impl", f.impls, SideBy::kImpl},
+                              SideBySide{"--devices", f.devices, SideBy::kDevice}}) {
+    if (s.value.empty()) continue;
+    if (chosen)
+      throw InputError(fmt::format("{} and {} both given: compare backends, implementation keys or devices, one of them",
+                                   chosen->flag, s.flag));
+    chosen = s;
+  }
+  return chosen;
+}
+
 }  // namespace
 
 void add_compare_verb(CLI::App& app, int& exit_code) {
@@ -43,12 +65,14 @@ void add_compare_verb(CLI::App& app, int& exit_code) {
       "compare",
       "Compare two runs (BASE NEW: run directories or report.json files): status transitions, alignment drift, "
       "benchmark times with a rank test over their repetitions, environment differences; exit 1 when a gate fails. "
-      "Or two backends of one run side by side (RUN --backends A,B, or --impl KEY_A,KEY_B).");
+      "Or two backends of one run side by side (RUN --backends A,B, --impl KEY_A,KEY_B, or --devices 0,1).");
   auto flags = std::make_shared<CompareFlags>();
   auto options = std::make_shared<CommonOptions>();
-  verb->add_option("runs", flags->runs, "BASE NEW, or RUN with --backends/--impl")->type_name("RUN")->expected(1, 2)->check(existing_path());
+  verb->add_option("runs", flags->runs, "BASE NEW, or RUN with --backends/--impl/--devices")->type_name("RUN")->expected(1, 2)->check(existing_path());
   verb->add_option("--backends", flags->backends, "Two backends of one run, side by side")->type_name("A,B");
   verb->add_option("--impl", flags->impls, "Two implementation keys of one run, side by side")->type_name("KEY_A,KEY_B");
+  verb->add_option("--devices", flags->devices, "Two devices of one run with --devices, side by side (their indices)")
+      ->type_name("A,B");
   verb->add_option("--json", flags->json_path, "Also write the comparison as JSON (reports/schema/compare.schema.json)")
       ->type_name("FILE");
   verb->add_option("--markdown", flags->markdown_path, "Also write it as Markdown (a pull-request comment)")
@@ -64,20 +88,16 @@ void add_compare_verb(CLI::App& app, int& exit_code) {
       ->type_name("FILE");
 
   verb->callback([flags, options, &exit_code] {
-    const bool side_by_side = !flags->backends.empty() || !flags->impls.empty();
-    if (!flags->backends.empty() && !flags->impls.empty())
-      throw InputError("--backends and --impl both given: compare backends or implementation keys, not both");
+    const auto side_by_side = side_by_side_of(*flags);
     if (side_by_side && flags->runs.size() != 1)
-      throw InputError(fmt::format("--{} compares within one run: give one RUN, not {}",
-                                   flags->backends.empty() ? "impl" : "backends", flags->runs.size()));
+      throw InputError(fmt::format("{} compares within one run: give one RUN, not {}", side_by_side->flag, flags->runs.size()));
     if (!side_by_side && flags->runs.size() != 2)
       throw InputError("give BASE and NEW (two run directories or report.json files), or one RUN with --backends A,B");
     Comparison comparison;
     if (side_by_side) {
       const RunReport run = read_run_report(flags->runs[0]);
-      const auto [a, b] = two_names(flags->backends.empty() ? flags->impls : flags->backends,
-                                    flags->backends.empty() ? "--impl" : "--backends");
-      comparison = compare_backends(run, flags->runs[0], a, b, flags->backends.empty());
+      const auto [a, b] = two_names(side_by_side->value, side_by_side->flag);
+      comparison = compare_backends(run, flags->runs[0], a, b, side_by_side->by);
     } else {
       const RunReport base = read_run_report(flags->runs[0]);
       const RunReport now = read_run_report(flags->runs[1]);

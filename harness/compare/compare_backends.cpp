@@ -16,29 +16,37 @@ struct Side {
   const BenchRecord* bench = nullptr;
 };
 
-bool belongs(const std::string& backend, const std::string& impl, const std::string& who, bool by_impl) {
-  return by_impl ? impl == who : backend == who;
+// Who a result belongs to under `by`: its backend, its implementation key, or its device's index
+// ("" for an untagged result).
+std::string side_name(const CaseResult& r, SideBy by) {
+  if (by == SideBy::kDevice) return r.device ? std::to_string(r.device->index) : "";
+  return by == SideBy::kImpl ? r.impl_key : r.backend;
 }
 
-// Per case id, the side of `who`: its fastest timed implementation, else its first result.
-std::map<std::string, Side> sides_of(const RunReport& run, const std::string& who, bool by_impl) {
-  std::map<std::string, Side> sides;
+// The side of `who` per case (case id; with devices, and the backend and implementation): its
+// fastest timed implementation, else its first result.
+using SideKey = std::pair<std::string, std::string>;
+std::map<SideKey, Side> sides_of(const RunReport& run, const std::string& who, SideBy by) {
+  std::map<SideKey, Side> sides;
   for (const auto& b : run.benchmarks) {
-    if (b.copy_baseline || !belongs(b.backend, b.impl_key, who, by_impl) || !b.seconds || !b.error.empty()) continue;
-    Side& s = sides[b.case_id];
+    if (by == SideBy::kDevice || b.copy_baseline || (by == SideBy::kImpl ? b.impl_key : b.backend) != who || !b.seconds ||
+        !b.error.empty())
+      continue;
+    Side& s = sides[{b.case_id, ""}];
     if (s.bench == nullptr || *b.seconds < *s.bench->seconds) s.bench = &b;
   }
   for (const auto& r : run.results) {
-    if (!belongs(r.backend, r.impl_key, who, by_impl)) continue;
-    Side& s = sides[r.case_id];
+    if (side_name(r, by) != who) continue;
+    Side& s = sides[{r.case_id, by == SideBy::kDevice ? r.backend + "\n" + r.impl_key : ""}];
     if (s.bench != nullptr ? s.bench->impl_key == r.impl_key : s.result == nullptr) s.result = &r;
   }
   return sides;
 }
 
-std::string names_in(const RunReport& run, bool by_impl) {
+std::string names_in(const RunReport& run, SideBy by) {
   std::set<std::string> names;
-  for (const auto& r : run.results) names.insert(by_impl ? r.impl_key : r.backend);
+  for (const auto& r : run.results)
+    if (const std::string name = side_name(r, by); !name.empty()) names.insert(name);
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
   return out.empty() ? "none" : out;
@@ -51,24 +59,25 @@ void worst(std::optional<double>& slot, const std::optional<double>& v) {
 }  // namespace
 
 Comparison compare_backends(const RunReport& run, const std::string& run_label, const std::string& a,
-                            const std::string& b, bool by_impl) {
-  const auto side_a = sides_of(run, a, by_impl), side_b = sides_of(run, b, by_impl);
-  const char* what = by_impl ? "implementation" : "backend";
+                            const std::string& b, SideBy by) {
+  const auto side_a = sides_of(run, a, by), side_b = sides_of(run, b, by);
+  const char* what = by == SideBy::kImpl ? "implementation" : by == SideBy::kDevice ? "device" : "backend";
   for (const auto& [name, sides] : {std::pair{&a, &side_a}, std::pair{&b, &side_b}})
     if (sides->empty())
-      throw InputError(fmt::format("{} '{}' has no result in '{}' (it has: {})", what, *name, run_label,
-                                   names_in(run, by_impl)));
+      throw InputError(fmt::format("{} '{}' has no result in '{}' (it has: {}{})", what, *name, run_label,
+                                   names_in(run, by),
+                                   by == SideBy::kDevice ? "; a run tags its results with devices under --devices" : ""));
   Comparison c;
   c.mode = "backends";
-  c.base_label = a;
-  c.new_label = b;
+  c.base_label = by == SideBy::kDevice ? "device " + a : a;
+  c.new_label = by == SideBy::kDevice ? "device " + b : b;
   std::map<std::pair<std::string, std::string>, std::pair<BackendPairSummary, std::vector<double>>> groups;
-  for (const auto& [case_id, x] : side_a) {
-    const auto it = side_b.find(case_id);
+  for (const auto& [key, x] : side_a) {
+    const auto it = side_b.find(key);
     if (it == side_b.end()) continue;
     const Side& y = it->second;
     BackendPair p;
-    p.case_id = case_id;
+    p.case_id = key.first;
     const CaseResult* any = x.result != nullptr ? x.result : y.result;
     p.op = any != nullptr ? any->op : x.bench != nullptr ? x.bench->op : "";
     p.dtype = any != nullptr ? any->dtype : "";
@@ -100,7 +109,7 @@ Comparison compare_backends(const RunReport& run, const std::string& run_label, 
     c.pair_summaries.push_back(summary);
   }
   if (c.pairs.empty())
-    c.notes.push_back(fmt::format("'{}' and '{}' share no case in '{}'", a, b, run_label));
+    c.notes.push_back(fmt::format("'{}' and '{}' share no case in '{}'", c.base_label, c.new_label, run_label));
   return c;
 }
 

@@ -1,6 +1,6 @@
-// Two backends (or two implementation keys) of one run side by side (`opcert compare RUN
-// --backends A,B` or `--impl KEY_A,KEY_B`): per case their statuses, alignment and times, per op
-// and dtype the geometric mean of the time ratios. "Which backend is better here."
+// Two backends (or two implementation keys, or two devices) of one run side by side (`opcert compare
+// RUN --backends A,B`, `--impl KEY_A,KEY_B` or `--devices 0,1`): per case their statuses, alignment
+// and times, per op and dtype the geometric mean of the time ratios. "Which backend is better here."
 #pragma once
 
 #include <string>
@@ -10,10 +10,17 @@
 
 namespace opcert {
 
-/// `a` and `b` name backends, or implementation keys when `by_impl`; a backend's side on a case
-/// is its fastest benchmarked implementation, else its first result. Throws InputError when either
-/// has no result in the run (naming the ones it has).
+/// What the two sides are.
+enum class SideBy {
+  kBackend,  ///< backend names; a backend's side on a case is its fastest benchmarked implementation, else its first result
+  kImpl,     ///< implementation keys
+  kDevice,   ///< device indices of a run with --devices: each implementation's result on each device, paired by
+             ///< (backend, implementation, case); results only, a benchmark names no device
+};
+
+/// `a` and `b` name backends, implementation keys or device indices, as `by` says. Throws
+/// InputError when either has no result in the run (naming the ones it has).
 Comparison compare_backends(const RunReport& run, const std::string& run_label, const std::string& a,
-                            const std::string& b, bool by_impl);
+                            const std::string& b, SideBy by);
 
 }  // namespace opcert

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <vector>
 
 #include "dashboard/html_text.h"
@@ -35,6 +36,39 @@ std::string status_class(const std::string& status) {
   if (status == "SKIPPED" || status.empty()) return "st-skip";
   if (status == "MISTRUSTED") return "st-warn";
   return "st-fail";
+}
+
+// Where a result of a run with --devices ran: "rank 1 device 0 on node7", "" for an untagged one.
+std::string device_cell(const CaseResult& r) {
+  if (!r.device) return "";
+  return device_label(r.device, r.rank) + (r.device->host.empty() ? "" : " on " + r.device->host);
+}
+
+// The devices a run's results ran on (--devices): each one's identity and its results by status;
+// "" for a run without device tags.
+std::string devices_table(const RunReport& report) {
+  std::map<std::tuple<int, std::string, int>, std::pair<const CaseResult*, std::map<std::string, int>>> devices;
+  for (const CaseResult& r : report.results)
+    if (r.device) {
+      auto& d = devices[{r.rank.value_or(0), r.device->host, r.device->index}];
+      d.first = &r;
+      ++d.second[std::string(status_name(r.status))];
+    }
+  if (devices.empty()) return "";
+  std::string rows;
+  for (const auto& [key, d] : devices) {
+    const DeviceTag& tag = *d.first->device;
+    std::string counts;
+    for (const auto& [status, n] : d.second)
+      counts += fmt::format("{}<span class=\"{}\">{} {}</span>", counts.empty() ? "" : ", ", status_class(status), n, status);
+    rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                        html_escape(device_label(d.first->device, d.first->rank)), html_escape(tag.host),
+                        html_escape(tag.name), html_escape(identity_text(tag.uuid)), html_escape(identity_text(tag.pci_bus_id)),
+                        counts);
+  }
+  return "<h2>Devices</h2><table class=\"list\"><thead><tr><th>device</th><th>host</th><th>name</th><th>UUID</th>"
+         "<th>PCI bus</th><th>results</th></tr></thead><tbody>\n" +
+         rows + "</tbody></table>\n";
 }
 
 // The lineage's latest run with a benchmark that `wanted` takes: a later run without one (a
@@ -262,25 +296,28 @@ std::string run_page(const DashboardModel& m, const StoredRun& run) {
   for (const BackendRecord& b : report.backends)
     body += fmt::format("<li>{} {} ({}{})</li>\n", html_escape(b.name), html_escape(b.version), html_escape(b.source),
                         b.peer ? ", the peer" : "");
-  body += "</ul>\n<h2>Status</h2>\n" + matrix_table(m, run, "");
+  body += "</ul>\n" + devices_table(report) + "<h2>Status</h2>\n" + matrix_table(m, run, "");
   // The matrix links here: one anchor per backend and op, with what did not pass under it.
   std::map<std::string, std::vector<const CaseResult*>> by_cell;
   for (const CaseResult& r : report.results) by_cell[r.backend + "-" + r.op].push_back(&r);
   // A bench's cells are its benchmarks' checks: their anchors sit on its benchmark table's rows.
   std::set<std::string> bench_anchors;
   std::string failures;
+  // A run with --devices says on which device each result ran.
+  const bool tagged = std::any_of(report.results.begin(), report.results.end(), [](const CaseResult& r) { return r.device.has_value(); });
   for (const auto& [cell, results] : by_cell) {
     std::string rows;
     for (const CaseResult* r : results)
       if (r->status != Status::kPassed && r->status != Status::kSkipped)
-        rows += fmt::format("<tr><td class=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>\n",
+        rows += fmt::format("<tr><td class=\"{}\">{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td><code>{}</code></td></tr>\n",
                             status_class(std::string(status_name(r->status))), status_name(r->status),
-                            html_escape(r->case_id), html_escape(r->impl_key), html_escape(r->message),
+                            html_escape(r->case_id), html_escape(r->impl_key),
+                            tagged ? "<td>" + html_escape(device_cell(*r)) + "</td>" : "", html_escape(r->message),
                             html_escape(r->repro));
     failures += fmt::format("<h3 id=\"{}\">{}</h3>\n", html_escape(cell), html_escape(cell));
     failures += rows.empty() ? fmt::format("<p>All {} results passed or were skipped.</p>\n", results.size())
-                             : "<table class=\"list\"><thead><tr><th>status</th><th>case</th><th>implementation</th>"
-                               "<th>why</th><th>repro</th></tr></thead><tbody>\n" +
+                             : std::string("<table class=\"list\"><thead><tr><th>status</th><th>case</th><th>implementation</th>") +
+                                   (tagged ? "<th>device</th>" : "") + "<th>why</th><th>repro</th></tr></thead><tbody>\n" +
                                    rows + "</tbody></table>\n";
   }
   if (!failures.empty()) body += "<h2>By backend and op</h2>\n" + failures;

@@ -83,7 +83,8 @@ std::unique_ptr<BackendHandle> BackendHandle::open(const opcert_api* api, Backen
     d.backend = h->backend_;
     d.index = i;
     h->check(api->device_info(&d), "device_info failed");
-    h->devices_.push_back({d.device, text(d.name), d.memory_bytes, d.compute_units});
+    // d starts zeroed: a backend before 1.4 leaves uuid and pci_bus_id NULL, read as unknown.
+    h->devices_.push_back({d.device, text(d.name), d.memory_bytes, d.compute_units, text(d.uuid), text(d.pci_bus_id)});
   }
 
   opcert_impl_count_args impls{sizeof(impls), h->backend_, 0};

@@ -38,6 +38,8 @@ struct DeviceDescription {
   std::string name;
   uint64_t memory_bytes = 0;
   int32_t compute_units = 0;
+  std::string uuid;        // ABI 1.4; "" when the backend does not say (older backends never do)
+  std::string pci_bus_id;  // ABI 1.4; "" when unknown or not a PCI device of its own
 };
 
 /// One backend a library of several lists (ABI 1.3 backend_list).

@@ -169,7 +169,12 @@ json to_json(const CaseResult& r) {
   j["alignment_ratio"] = r.alignment_ratio ? number_to_json(*r.alignment_ratio) : json(nullptr);
   if (!r.skip_reason.empty()) j["skip_reason"] = r.skip_reason;
   if (r.rank) j["rank"] = *r.rank;
-  if (r.device) j["device"] = {{"index", r.device->index}, {"name", r.device->name}, {"host", r.device->host}};
+  if (r.device) {
+    const auto known = [](const std::string& s) { return s.empty() ? json(nullptr) : json(s); };  // null: unknown
+    j["device"] = {{"index", r.device->index},          {"name", r.device->name},
+                   {"host", r.device->host},            {"uuid", known(r.device->uuid)},  // since 2.10
+                   {"pci_bus_id", known(r.device->pci_bus_id)}};
+  }
   if (r.phases) j["phases"] = phases_json(*r.phases);  // since schema 2.8
   return j;
 }
@@ -203,7 +208,8 @@ CaseResult case_result_from_json(const json& j) {
   if (auto it = j.find("device"); it != j.end() && !it->is_null()) {
     if (!it->is_object()) throw JsonFieldError("device", json_mismatch("an object", *it));
     r.device = DeviceTag{integer_field<int>(*it, "index"), json_field<std::string>(*it, "name"),
-                         json_field<std::string>(*it, "host")};
+                         json_field<std::string>(*it, "host"), json_field_or<std::string>(*it, "uuid", ""),
+                         json_field_or<std::string>(*it, "pci_bus_id", "")};  // none before 2.10
   }
   if (auto it = j.find("phases"); it != j.end() && !it->is_null()) r.phases = phases_from(*it);  // since 2.8
   return r;

@@ -8,4 +8,13 @@ std::string device_label(const std::optional<DeviceTag>& device, const std::opti
   return rank ? "rank " + std::to_string(*rank) + " " + own : own;
 }
 
+std::string device_identity_label(const std::optional<DeviceTag>& device, const std::optional<int>& rank) {
+  if (!device) return "";
+  return device_label(device, rank) + " (UUID " + identity_text(device->uuid) + ")";
+}
+
+std::string identity_text(const std::string& uuid_or_bus_id) {
+  return uuid_or_bus_id.empty() ? "unknown" : uuid_or_bus_id;
+}
+
 }  // namespace opcert

@@ -48,8 +48,10 @@ std::vector<Lane> plan_lanes(const std::vector<RunTarget>& targets, const RunSet
     }
     const auto& devices = target.backend->devices();
     const std::vector<int> chosen = resolve_devices(*s.devices, target.backend->name(), devices.size());
-    for (const int index : node_share(chosen, local_rank, local_size))
-      lanes.push_back({t, DeviceTag{index, devices[static_cast<std::size_t>(index)].name, host}});
+    for (const int index : node_share(chosen, local_rank, local_size)) {
+      const auto& d = devices[static_cast<std::size_t>(index)];
+      lanes.push_back({t, DeviceTag{index, d.name, host, d.uuid, d.pci_bus_id}});
+    }
   }
   return lanes;
 }

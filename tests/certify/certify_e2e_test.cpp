@@ -381,11 +381,63 @@ TEST_F(Certify, EveryDeviceIsCertifiedAndABadOneFailsTheCertificate) {
   EXPECT_EQ(m.at("results"), 6);          // 2 cases on each of 3 devices
   EXPECT_EQ(m.at("failing_results"), 2);  // device 2's
   ASSERT_EQ(m.at("devices").size(), 3u) << m.at("devices").dump();
-  for (int d = 0; d < 3; ++d) EXPECT_EQ(m.at("devices")[d].at("name"), "test device " + std::to_string(d));
+  for (int d = 0; d < 3; ++d) {
+    const json& device = m.at("devices")[d];
+    EXPECT_EQ(device.at("name"), "test device " + std::to_string(d));
+    // Each device by its identity (ABI 1.4), with its own verdict.
+    EXPECT_EQ(device.at("uuid"), "TEST-DEVICE-" + std::to_string(d)) << device.dump();
+    EXPECT_EQ(device.at("verdict"), d == 2 ? "fail" : "pass") << device.dump();
+    EXPECT_EQ(device.at("failing_results"), d == 2 ? 2 : 0) << device.dump();
+    EXPECT_TRUE(device.at("serial").is_null()) << "no GPU of that UUID on this machine: " << device.dump();
+  }
+  EXPECT_EQ(m.at("devices")[0].at("pci_bus_id"), "0000:00:00.0");
+  EXPECT_TRUE(m.at("devices")[2].at("pci_bus_id").is_null()) << "unknown: never made up";
+  // The verdict names the failing device, by index and UUID, and the ones that passed.
+  EXPECT_EQ(m.at("reason"),
+            "2 of 6 results of devices have a status the plan fails; failing on device 2 (UUID TEST-DEVICE-2); passing "
+            "on device 0 (UUID TEST-DEVICE-0), device 1 (UUID TEST-DEVICE-1)");
   const std::string summary = read_text(bundle + "/summary.md");
-  EXPECT_NE(summary.find(": device 2 (test device 2)"), std::string::npos) << summary;
+  EXPECT_NE(summary.find(": device 2 (test device 2, UUID TEST-DEVICE-2, PCI unknown, serial unknown: **2 failing**)"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("failing on device 2 (UUID TEST-DEVICE-2)"), std::string::npos) << summary;
   const auto v = run_opcert("verify " + bundle);
   EXPECT_EQ(v.exit_code, 0) << "the bundle itself is intact\n" << v.out << v.err;
+
+  // Every case reruns on the device of its UUID: device 2's failures reproduce only there.
+  const auto rerun = run_opcert("verify " + bundle + " --rerun 6 --rerun-seed 3", "OPCERT_TEST_BAD_DEVICE=2");
+  EXPECT_EQ(rerun.exit_code, 0) << rerun.out << rerun.err;
+  EXPECT_NE(rerun.out.find("re-ran 6 case(s) chosen with --rerun-seed 3: 6 reproduced their verdict"), std::string::npos)
+      << rerun.out;
+  EXPECT_NE(rerun.out.find("FAILED as recorded"), std::string::npos) << rerun.out;
+
+  // A machine without that device says so in one line per device and reruns the rest: exit 3.
+  const auto absent = run_opcert("verify " + bundle + " --rerun 6 --rerun-seed 3",
+                                 "OPCERT_TEST_BAD_DEVICE=2 OPCERT_TEST_DEVICES=2");
+  EXPECT_EQ(absent.exit_code, 3) << absent.out << absent.err;
+  EXPECT_NE(absent.out.find("cannot rerun: 2 sampled case(s) were recorded on device 2 (UUID TEST-DEVICE-2) of host "),
+            std::string::npos)
+      << absent.out;
+  EXPECT_NE(absent.out.find("which backend 'devices' does not have here (its devices here: 0: TEST-DEVICE-0, 1: "
+                            "TEST-DEVICE-1)"),
+            std::string::npos)
+      << absent.out;
+  EXPECT_NE(absent.out.find("re-ran 4 case(s) chosen with --rerun-seed 3: 4 reproduced their verdict"), std::string::npos)
+      << absent.out;
+  EXPECT_EQ(absent.out.find("INVALID"), std::string::npos) << "the bundle is not at fault\n" << absent.out;
+
+  // A copy whose manifest passes the bad device, re-hashed, disagrees with its own record.
+  const std::string forged = dir_->path() + "/devices-forged";
+  fs::copy(bundle, forged, fs::copy_options::recursive);
+  json fm = read_json(forged + "/manifest.json");
+  fm["devices"][2]["verdict"] = "pass";
+  fm["devices"][2]["failing_results"] = 0;
+  std::ofstream(forged + "/manifest.json", std::ios::trunc) << fm.dump(2) << "\n";
+  rehash(forged);
+  const auto f = run_opcert("verify " + forged);
+  EXPECT_EQ(f.exit_code, 1) << f.out << f.err;
+  EXPECT_NE(f.out.find("manifest.json: device 2 of host "), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find(": failing_results 0, verdict \"pass\"; results.jsonl gives 2, fail"), std::string::npos) << f.out;
 }
 
 TEST_F(Certify, UnusableInputIsAOneLineUsageError) {

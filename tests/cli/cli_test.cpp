@@ -20,7 +20,7 @@ using nlohmann::json;
 TEST(Cli, VersionNamesTheAbi) {
   const auto r = run_opcert("version");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("backend ABI 1.3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("backend ABI 1.4"), std::string::npos) << r.out;
 }
 
 TEST(Cli, AnUnknownVerbIsOneLineNamingItAndExitTwo) {
@@ -103,7 +103,7 @@ TEST(Cli, ListJsonIsMachineReadable) {
   const json& cpu = doc["backends"][0];
   EXPECT_EQ(cpu["name"], "cpu");
   EXPECT_EQ(cpu["source"]["kind"], "built-in");
-  EXPECT_EQ(cpu["abi_version"], "1.3");
+  EXPECT_EQ(cpu["abi_version"], "1.4");
   EXPECT_EQ(doc["ops"].size(), 14u);
   bool has_h200 = false;
   for (const auto& p : doc["platforms"]) has_h200 = has_h200 || p["name"] == "cuda-h200";
@@ -234,11 +234,11 @@ TEST(Cli, ListWarnsOfAManifestDeclaringAnotherAbiThanItsLibrary) {
                              TEST_GOOD_PLUGIN + R"(", "abi_version": "1.0"}})");
   const auto text = run_opcert("list --backend test_good --plugin-dir " + dir.path());
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_NE(text.out.find("\n    warning: its manifest declares ABI 1.0, the library reports 1.3\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("\n    warning: its manifest declares ABI 1.0, the library reports 1.4\n"), std::string::npos) << text.out;
   const auto j = run_opcert("list --json --backend test_good --plugin-dir " + dir.path());
   ASSERT_EQ(j.exit_code, 0) << j.err;
   const json doc = json::parse(j.out);
-  EXPECT_EQ(doc["backends"][0]["warnings"], json({"its manifest declares ABI 1.0, the library reports 1.3"})) << j.out;
+  EXPECT_EQ(doc["backends"][0]["warnings"], json({"its manifest declares ABI 1.0, the library reports 1.4"})) << j.out;
 }
 
 TEST(Cli, PluginPathFromEnvironment) {

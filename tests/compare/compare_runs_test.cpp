@@ -255,7 +255,7 @@ TEST(CompareBackends, PairsEachCaseAndSummarisesPerOpAndDtype) {
                           result("acme", "b", Status::kFailed), result("torch", "b", Status::kPassed)},
                          {bench("acme", "a", {1.0}), bench("torch", "a", {2.0}), bench("acme", "b", {1.0}),
                           bench("torch", "b", {8.0})});
-  const Comparison c = compare_backends(run, "run", "acme", "torch", false);
+  const Comparison c = compare_backends(run, "run", "acme", "torch", SideBy::kBackend);
   ASSERT_EQ(c.pairs.size(), 2u);
   EXPECT_EQ(*c.pairs[0].time_ratio, 2.0);
   ASSERT_EQ(c.pair_summaries.size(), 1u);
@@ -263,7 +263,42 @@ TEST(CompareBackends, PairsEachCaseAndSummarisesPerOpAndDtype) {
   EXPECT_EQ(c.pair_summaries[0].passed_a, 1);
   EXPECT_EQ(c.pair_summaries[0].passed_b, 2);
   EXPECT_EQ(*c.pair_summaries[0].worst_alignment_a, 1.0);
-  EXPECT_THROW(compare_backends(run, "run", "acme", "nvidia", false), InputError);
+  EXPECT_THROW(compare_backends(run, "run", "acme", "nvidia", SideBy::kBackend), InputError);
+}
+
+TEST(CompareBackends, TwoDevicesOfOneRunSideBySide) {
+  // `--devices all` on two devices: device 1 fails case b; the peer's results carry no device.
+  const auto on = [](int device, CaseResult r) {
+    r.device = DeviceTag{device, "d" + std::to_string(device), "h", "UUID-" + std::to_string(device), ""};
+    return r;
+  };
+  RunReport run = run_of({on(0, result("acme", "a", Status::kPassed)), on(0, result("acme", "b", Status::kPassed)),
+                          on(1, result("acme", "a", Status::kPassed)), on(1, result("acme", "b", Status::kFailed)),
+                          result("torch", "a", Status::kPassed)},
+                         {bench("acme", "a", {1.0})});
+  // Each implementation's result on a device is paired with its own on the other, not with another's.
+  CaseResult other = on(1, result("acme", "a", Status::kError));
+  other.impl_key = "acme.x.other";
+  run.results.push_back(other);
+  const Comparison c = compare_backends(run, "run", "0", "1", SideBy::kDevice);
+  EXPECT_EQ(c.base_label, "device 0");
+  EXPECT_EQ(c.new_label, "device 1");
+  ASSERT_EQ(c.pairs.size(), 2u);
+  EXPECT_EQ(c.pairs[0].case_id, "a");
+  EXPECT_EQ(c.pairs[0].status_b, Status::kPassed);
+  EXPECT_EQ(c.pairs[1].case_id, "b");
+  EXPECT_EQ(c.pairs[1].status_a, Status::kPassed);
+  EXPECT_EQ(c.pairs[1].status_b, Status::kFailed);
+  EXPECT_FALSE(c.pairs[0].seconds_a) << "a benchmark names no device";
+  ASSERT_EQ(c.pair_summaries.size(), 1u);
+  EXPECT_EQ(c.pair_summaries[0].passed_a, 2);
+  EXPECT_EQ(c.pair_summaries[0].passed_b, 1);
+  try {
+    compare_backends(run, "run", "0", "2", SideBy::kDevice);
+    ADD_FAILURE() << "device 2 has no result";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("device '2' has no result in 'run' (it has: 0, 1"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -61,7 +61,7 @@ TEST(AbiIncompatibility, WrongMajorNamesBothVersions) {
   t.abi_major = OPCERT_ABI_VERSION_MAJOR + 1;
   t.abi_minor = 4;
   EXPECT_EQ(abi_incompatibility(&t),
-            "ABI major version mismatch: backend built for ABI 2.4, this opcert speaks ABI 1.3; rebuild the "
+            "ABI major version mismatch: backend built for ABI 2.4, this opcert speaks ABI 1.4; rebuild the "
             "backend against opcert's backend_abi.h 1.x");
   t.abi_major = 0;
   EXPECT_NE(abi_incompatibility(&t), std::nullopt);
@@ -70,7 +70,7 @@ TEST(AbiIncompatibility, WrongMajorNamesBothVersions) {
 TEST(AbiIncompatibility, MissingRequiredEntry) {
   opcert_api t = fine_table();
   t.query_op = nullptr;
-  EXPECT_EQ(abi_incompatibility(&t), "function table of ABI 1.3 (struct_size " + std::to_string(sizeof(opcert_api)) +
+  EXPECT_EQ(abi_incompatibility(&t), "function table of ABI 1.4 (struct_size " + std::to_string(sizeof(opcert_api)) +
                                          ") lacks a required 1.0 entry");
   t = fine_table();
   t.struct_size = offsetof(opcert_api, run_op);  // run_op is set but lies past the reported size

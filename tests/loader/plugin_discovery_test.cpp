@@ -130,14 +130,14 @@ TEST_F(PluginDiscovery, MissingEntrySymbol) {
 TEST_F(PluginDiscovery, AbiMajorDeclaredInManifestIsCheckedBeforeLoading) {
   dir_.write("future.json", manifest("test_good", TEST_GOOD_PLUGIN, "2.1"));
   EXPECT_EQ(only_failure("future.json"),
-            "ABI major version mismatch: the manifest declares ABI 2.1, this opcert speaks ABI 1.3");
+            "ABI major version mismatch: the manifest declares ABI 2.1, this opcert speaks ABI 1.4");
 }
 
 TEST_F(PluginDiscovery, AbiMajorFromTheTableNamesBothVersions) {
   dir_.write("wrong_major.json", manifest("test_wrong_major", TEST_WRONG_MAJOR_PLUGIN));
   EXPECT_THAT(only_failure("wrong_major.json"),
               AllOf(HasSubstr("ABI major version mismatch"), HasSubstr("backend built for ABI 2.0"),
-                    HasSubstr("this opcert speaks ABI 1.3")));
+                    HasSubstr("this opcert speaks ABI 1.4")));
 }
 
 TEST_F(PluginDiscovery, InitializeErrorText) {

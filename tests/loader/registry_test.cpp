@@ -137,6 +137,18 @@ TEST(Registry, OlderMinorPluginWorksWithoutOptionalParts) {
   EXPECT_EQ(y, x);
 }
 
+TEST(Registry, DevicesCarryTheIdentityTheirBackendGives) {
+  Registry r;
+  add_plugin(r, TEST_DEVICES_PLUGIN);  // 3 devices, "TEST-DEVICE-<i>"; the last without a PCI bus id
+  BackendHandle* b = r.find("devices");
+  ASSERT_NE(b, nullptr);
+  ASSERT_EQ(b->devices().size(), 3u);
+  EXPECT_EQ(b->devices()[1].uuid, "TEST-DEVICE-1");
+  EXPECT_EQ(b->devices()[1].pci_bus_id, "0000:01:00.0");
+  EXPECT_EQ(b->devices()[2].uuid, "TEST-DEVICE-2");
+  EXPECT_EQ(b->devices()[2].pci_bus_id, "") << "unknown stays empty";
+}
+
 class RegistryGoodPlugin : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -5,7 +5,9 @@
 // OPCERT_TEST_TRACE=FILE each call takes OPCERT_TEST_SLEEP_MS and appends "device start end" (ns,
 // steady clock) to FILE, so a test can see the devices' workers run at the same time. Each call on
 // OPCERT_TEST_SLOW_DEVICE takes OPCERT_TEST_SLOW_MS (default 1000) more: a slow device among fast
-// ones, for --device-mode spread.
+// ones, for --device-mode spread. Each device has a UUID (ABI 1.4) "TEST-DEVICE-<i>"; every device
+// but the last has a PCI bus id "0000:0<i>:00.0", the last none (as a device that is not a PCI
+// device of its own), so reports show both cases.
 #include <opcert/sdk/backend.h>
 
 #include <fcntl.h>
@@ -67,8 +69,10 @@ class TestDevices : public opcert::sdk::Backend {
 
   std::vector<opcert::sdk::DeviceInfo> devices() const override {
     std::vector<opcert::sdk::DeviceInfo> list;
-    for (int i = 0; i < env_int("OPCERT_TEST_DEVICES", 3); ++i)
-      list.push_back({{OPCERT_DEVICE_CPU, i}, "test device " + std::to_string(i), 0, 1});
+    const int count = env_int("OPCERT_TEST_DEVICES", 3);
+    for (int i = 0; i < count; ++i)
+      list.push_back({{OPCERT_DEVICE_CPU, i}, "test device " + std::to_string(i), 0, 1, "TEST-DEVICE-" + std::to_string(i),
+                      i + 1 < count ? "0000:0" + std::to_string(i) + ":00.0" : ""});
     return list;
   }
 };

@@ -50,6 +50,19 @@ TEST(Environment, GpusFromNvidiaSmi) {
   EXPECT_EQ(gpus[1]["vbios_version"], "94.02.5C.00.01");
 }
 
+TEST(Environment, GpuSerialsAndBusIdsJoinByUuid) {
+  json gpus = gpus_from_nvidia_smi(
+      "NVIDIA H200, 570.1, 143771 MiB, 1980 MHz, 3201 MHz, GPU-aaaa, 96.00.A0.00.01\n"
+      "NVIDIA H200, 570.1, 143771 MiB, 1980 MHz, 3201 MHz, GPU-bbbb, 96.00.A0.00.01\n");
+  // Listed in another order than the first query, and one GPU without a serial.
+  add_gpu_serials(gpus, "GPU-bbbb, [N/A], 00000000:2A:00.0\nGPU-aaaa, 1654123456789, 00000000:1B:00.0\nGPU-cccc, 1, 2\n");
+  EXPECT_EQ(gpus[0]["serial"], "1654123456789");
+  EXPECT_EQ(gpus[0]["pci_bus_id"], "00000000:1B:00.0");
+  EXPECT_TRUE(gpus[1]["serial"].is_null()) << gpus[1].dump();
+  EXPECT_EQ(gpus[1]["pci_bus_id"], "00000000:2A:00.0");
+  EXPECT_EQ(gpus.size(), 2u) << "a GPU the first query did not list is not added";
+}
+
 TEST(Environment, GpusFromAnOlderDriversQueryWithoutIdentity) {
   const json gpus = gpus_from_nvidia_smi("NVIDIA A100-SXM4-80GB, 470.57.02, 81251 MiB, 1410 MHz, 1593 MHz\n", false);
   ASSERT_TRUE(gpus.is_array());

@@ -57,8 +57,9 @@ TEST(ResultsJsonl, RoundTripsEveryFieldIncludingNanAndInfinity) {
 TEST(ResultsJsonl, TheDeviceAndRankRoundTripAndAResultWithoutThemReadsAsBefore) {
   ScratchDir dir;
   auto sample = test::sample_report().results;
-  sample[0].device = DeviceTag{3, "test device 3", "node7"};
+  sample[0].device = DeviceTag{3, "test device 3", "node7", "GPU-9cf20265-0000-1111-2222-333333333333", "0000:1b:00.0"};
   sample[0].rank = 1;
+  sample[2].device = DeviceTag{0, "host CPU", "node7"};  // an identity its backend did not give
   {
     ResultsJsonl stream(dir.path(), ResultsJsonl::Mode::kTruncate);
     for (const auto& r : sample) stream.append(r);
@@ -67,7 +68,19 @@ TEST(ResultsJsonl, TheDeviceAndRankRoundTripAndAResultWithoutThemReadsAsBefore) 
   ASSERT_EQ(back.size(), sample.size());
   EXPECT_EQ(back[0].device, sample[0].device);
   EXPECT_EQ(back[0].rank, 1);
+  EXPECT_EQ(back[2].device, sample[2].device);
   EXPECT_FALSE(back[1].device.has_value()) << "untagged: no device, as in reports before schema 2.2";
+  // Unknown is null in the file (schema 2.10), and a device of an older report, without the two
+  // fields, reads as unknown.
+  const std::string text = test::read_file(dir.path() / "results.jsonl");
+  EXPECT_NE(text.find(R"("pci_bus_id":null)"), std::string::npos) << text;
+  const CaseResult old = case_result_from_json(nlohmann::json::parse(
+      R"({"backend": "b", "impl": "b.x.y", "suite": "s", "case": "c", "op": "softmax", "dtype": "fp32", "status": "PASSED",
+          "message": "", "metrics": [], "sampled": false, "out_of_bounds_write": false, "duration_ms": 1, "repro": "",
+          "device": {"index": 1, "name": "d", "host": "h"}})"));
+  ASSERT_TRUE(old.device.has_value());
+  EXPECT_EQ(old.device->uuid, "");
+  EXPECT_EQ(old.device->pci_bus_id, "");
 }
 
 TEST(ResultsJsonl, PhasesRoundTripAndABadOneIsRefusedNamingIt) {

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "bench/report_files.h"
@@ -39,6 +40,12 @@ TEST(RunDevices, ABadDeviceShowsAsThatDevicesFailuresAndTheOthersPass) {
     by_device[index][res["case"]] = res["status"];
     EXPECT_EQ(res["device"]["name"], "test device " + std::to_string(index));
     EXPECT_FALSE(res["device"]["host"].get<std::string>().empty());
+    // The device's identity (ABI 1.4): its UUID, and its PCI bus id where it has one (null: unknown).
+    EXPECT_EQ(res["device"]["uuid"], "TEST-DEVICE-" + std::to_string(index)) << res.dump();
+    if (index == 2)
+      EXPECT_TRUE(res["device"]["pci_bus_id"].is_null()) << res.dump();
+    else
+      EXPECT_EQ(res["device"]["pci_bus_id"], "0000:0" + std::to_string(index) + ":00.0") << res.dump();
     EXPECT_FALSE(res.contains("rank")) << "one process: no rank";
     EXPECT_NE(res["repro"].get<std::string>().find(" --devices " + std::to_string(index)), std::string::npos) << res["repro"];
   }
@@ -54,7 +61,7 @@ TEST(RunDevices, ABadDeviceShowsAsThatDevicesFailuresAndTheOthersPass) {
 
   // The reports say which device failed.
   const json report = json::parse(read_text(fs::path(out) / "report.json"));
-  EXPECT_EQ(report["schema_version"], "2.9");
+  EXPECT_EQ(report["schema_version"], "2.10");
   EXPECT_EQ(report["results"].size(), 6u);
   const json& devices = report["summary"]["backends"]["devices"]["devices"];
   EXPECT_EQ(devices["device 0"]["counts"]["PASSED"], 2) << devices.dump();
@@ -66,6 +73,9 @@ TEST(RunDevices, ABadDeviceShowsAsThatDevicesFailuresAndTheOthersPass) {
   const std::string summary = read_text(fs::path(out) / "summary.md");
   EXPECT_NE(summary.find("| devices [device 1] | softmax | 2 | 0 | 2 |"), std::string::npos) << summary;
   EXPECT_NE(summary.find("on device 1 (`test device 1`"), std::string::npos) << summary;
+  EXPECT_NE(summary.find(", UUID `TEST-DEVICE-1`, PCI `0000:01:00.0`)"), std::string::npos) << summary;
+  EXPECT_NE(junit.find("device: device 1 test device 1 on host "), std::string::npos) << "the failure's text\n" << junit;
+  EXPECT_NE(junit.find(", UUID TEST-DEVICE-1, PCI 0000:01:00.0"), std::string::npos) << junit;
   EXPECT_NE(r.out.find("devices [device 2]"), std::string::npos) << "the summary table: " << r.out;
 }
 
@@ -155,8 +165,18 @@ TEST(RunDevices, TheCpuBackendSplitsTheHostIntoPartitions) {
   for (const auto& b : listed["backends"])
     if (b["name"] == "cpu") cpu = b;
   ASSERT_EQ(cpu["devices"].size(), 3u) << cpu.dump();
-  for (const auto& d : cpu["devices"])
+  std::set<std::string> uuids;
+  for (const auto& d : cpu["devices"]) {
     EXPECT_EQ(d["name"].get<std::string>().rfind("host CPU, core", 0), 0u) << d.dump();
+    // A partition's identity: the machine id and its CPUs; no PCI bus id of its own.
+    if (fs::exists("/etc/machine-id")) {
+      EXPECT_EQ(d["uuid"].get<std::string>().rfind("CPU-" + read_text("/etc/machine-id").substr(0, 32) + "-", 0), 0u)
+          << d.dump();
+      uuids.insert(d["uuid"].get<std::string>());
+    }
+    EXPECT_TRUE(d["pci_bus_id"].is_null()) << d.dump();
+  }
+  if (fs::exists("/etc/machine-id")) EXPECT_EQ(uuids.size(), 3u) << "each partition its own: " << cpu.dump();
 
   const std::string out = dir.path() + "/out";
   const auto r = run_opcert("run --backend cpu --no-peer --progress plain --filter '^softmax\\.fp32' --devices all --device-mode each --out " + out,

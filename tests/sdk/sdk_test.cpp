@@ -117,6 +117,40 @@ TEST(SdkTable, IdentityAndDevices) {
   EXPECT_EQ(host.take(host.api_->device_info(&dev)), Outcome(OPCERT_ERROR_NOT_FOUND, "device index 1 out of range"));
 }
 
+// A backend of one device with an identity (ABI 1.4).
+class Identified : public Backend {
+ public:
+  BackendInfo info() const override { return {"identified", "1.0", "opcert tests", ""}; }
+  std::vector<DeviceInfo> devices() const override {
+    return {DeviceInfo{{OPCERT_DEVICE_CPU, 0}, "host", 0, 1, "GPU-00000000-1111-2222-3333-444444444444", "0000:1b:00.0"}};
+  }
+};
+
+TEST(SdkTable, DeviceIdentityReachesAHostOf14) {
+  Host host(make_api<Identified>());
+  opcert_device_info_args dev{};
+  dev.struct_size = sizeof(dev);
+  dev.backend = host.backend_;
+  ASSERT_EQ(host.take(host.api_->device_info(&dev)), Outcome(OPCERT_ERROR_OK, ""));
+  EXPECT_STREQ(dev.uuid, "GPU-00000000-1111-2222-3333-444444444444");
+  EXPECT_STREQ(dev.pci_bus_id, "0000:1b:00.0");
+}
+
+TEST(SdkTable, DeviceIdentityIsNotWrittenPastAnOlderHostsStruct) {
+  Host host(make_api<Identified>());
+  // A 1.3 host's struct ends at compute_units; what lies past it is the host's, not the backend's.
+  opcert_device_info_args dev{};
+  dev.struct_size = OPCERT_STRUCT_SIZE(opcert_device_info_args, compute_units);
+  dev.backend = host.backend_;
+  const char* const sentinel = "the host's own memory";
+  dev.uuid = sentinel;
+  dev.pci_bus_id = sentinel;
+  ASSERT_EQ(host.take(host.api_->device_info(&dev)), Outcome(OPCERT_ERROR_OK, ""));
+  EXPECT_STREQ(dev.name, "host");
+  EXPECT_EQ(dev.uuid, sentinel);
+  EXPECT_EQ(dev.pci_bus_id, sentinel);
+}
+
 // An attribute of each kind.
 opcert_attr attr(const char* name, int32_t kind) {
   opcert_attr a{};

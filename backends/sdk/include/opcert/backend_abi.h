@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 #define OPCERT_ABI_VERSION_MAJOR 1
-#define OPCERT_ABI_VERSION_MINOR 3
+#define OPCERT_ABI_VERSION_MINOR 4
 
 /* The one symbol a plugin library exports. */
 #define OPCERT_BACKEND_ENTRY_SYMBOL "opcert_backend_get_api"
@@ -226,6 +226,13 @@ typedef struct opcert_device_info_args {
   const char* name;        /* out: owned by the backend, valid until finalize */
   uint64_t memory_bytes;   /* out: total device memory, 0 if unknown */
   int32_t compute_units;   /* out: SMs, cores, ...; 0 if unknown */
+  /* 1.4, optional: which physical device this is, for reports, certificates and reruns on the
+     same device. NULL or "" when unknown; owned by the backend, valid until finalize. A backend
+     writes them only when struct_size covers them (a 1.3 host's does not). */
+  const char* uuid;        /* out: stable across reboots and renumbering ("GPU-9cf20265-..." as
+                              nvidia-smi prints it for an NVIDIA GPU) */
+  const char* pci_bus_id;  /* out: "0000:1b:00.0" (domain:bus:device.function); NULL for a device
+                              that is not a PCI device of its own: never invent one */
 } opcert_device_info_args;
 
 /* ------------------------------------------------------------------------------------------ */

@@ -134,6 +134,10 @@ inline opcert_error* device_info(opcert_device_info_args* a) {
     a->name = d.name.c_str();
     a->memory_bytes = d.memory_bytes;
     a->compute_units = d.compute_units;
+    if (a->struct_size >= OPCERT_STRUCT_SIZE(opcert_device_info_args, pci_bus_id)) {  // a host of 1.4 or later
+      a->uuid = d.uuid.empty() ? nullptr : d.uuid.c_str();
+      a->pci_bus_id = d.pci_bus_id.empty() ? nullptr : d.pci_bus_id.c_str();
+    }
   });
 }
 

@@ -60,6 +60,8 @@ struct DeviceInfo {
   std::string name{};
   uint64_t memory_bytes = 0;
   int32_t compute_units = 0;
+  std::string uuid{};        ///< ABI 1.4: stable identity of the physical device; "" when unknown
+  std::string pci_bus_id{};  ///< ABI 1.4: "0000:1b:00.0"; "" for a device that is not a PCI device of its own
 };
 
 /// Base class of a backend. The defaults describe one host-memory device; override the memory
