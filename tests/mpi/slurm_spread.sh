@@ -4,7 +4,8 @@
 # `srun --mpi=pmix -n NP` ranks sharing a small gemm sweep's cases, against one process alone: the
 # same case set and verdicts (`opcert compare` clean, every case once, in the suite's order), and
 # every rank ran a share. Open MPI (Debian's) joins srun's tasks into one job through PMIx only,
-# hence --mpi=pmix. Skipped (77) with the reason where Slurm cannot run here.
+# hence --mpi=pmix; with --mpi=none each rank refuses in one line (exit 2). Skipped (77) with the
+# reason where Slurm cannot run here.
 # usage: slurm_spread.sh OPCERT NP OUTDIR WITH_MPI
 set -uo pipefail
 opcert=$1 np=$2 out=$3 with_mpi=$4
@@ -30,6 +31,14 @@ OPCERT_CPU_DEVICES=$np timeout 240 srun --mpi=pmix -n "$np" --kill-on-bad-exit=1
 rc=$?
 cat "$out/ranks.log"
 [ "$rc" = 0 ] || { echo "FAILED: srun of $np ranks exited $rc"; exit 1; }
+# Without PMIx, Open MPI cannot make one job of the step: every rank says so in one line, exit 2.
+OPCERT_CPU_DEVICES=$np timeout 120 srun --mpi=none -n "$np" \
+  "$opcert" "${args[@]}" --devices all --device-mode spread --out "$out/nopmix" > "$out/nopmix.log" 2>&1
+rc=$?
+cat "$out/nopmix.log"
+[ "$rc" = 2 ] || { echo "FAILED: srun --mpi=none exited $rc, not 2"; exit 1; }
+grep -q "^opcert: error: started by Slurm srun as rank [01] of $np without PMIx.*srun --mpi=pmix" "$out/nopmix.log" ||
+  { echo "FAILED: srun --mpi=none: no line saying to use srun --mpi=pmix"; exit 1; }
 stop_slurm_cluster
 
 "$opcert" compare "$out/single" "$out/ranks" > "$out/compare.log" 2>&1
