@@ -1,5 +1,7 @@
 #include "ranks/launch_env.h"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <initializer_list>
 
@@ -44,6 +46,14 @@ LaunchEnv read_launch_env(const std::function<const char*(const char*)>& env) {
   if (!e.launcher.empty())
     e.local_rank = first({"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "PMI_LOCAL_RANK", "SLURM_LOCALID"});
   return e;
+}
+
+std::string open_mpi_join_problem(const LaunchEnv& e) {
+  if (e.launcher.empty() || e.launcher == "Open MPI" || e.launcher == "PMIx") return "";
+  return fmt::format(
+      "started by {} as rank {} of {} without PMIx: this opcert's MPI (Open MPI) joins the ranks of an srun step "
+      "through PMIx only; run `srun --mpi=pmix ...` (`srun --mpi=list` shows this Slurm's plugins; docs/SCALE.md)",
+      e.launcher, e.rank.value_or(0), e.size.value_or(1));
 }
 
 LaunchEnv read_launch_env() {

@@ -21,4 +21,10 @@ struct LaunchEnv {
 LaunchEnv read_launch_env(const std::function<const char*(const char*)>& getenv_fn);
 LaunchEnv read_launch_env();
 
+/// Why Open MPI cannot make one job of this launch, or "" when it can. It joins the ranks its own
+/// mpirun started (OMPI_COMM_WORLD_*) or those given PMIx (`srun --mpi=pmix`) only: Debian's build
+/// has no component for Slurm's PMI-1/PMI-2, so an srun step without PMIx would abort every rank
+/// inside MPI_Init with a page of text (docs/SCALE.md).
+std::string open_mpi_join_problem(const LaunchEnv& env);
+
 }  // namespace opcert

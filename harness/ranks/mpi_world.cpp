@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "model/input_error.h"
 #include "ranks/launch_env.h"
 #include "ranks/mpi_world.h"
 
@@ -34,6 +35,10 @@ bool wait_until(MPI_Request& request, Deadline deadline) {
 class MpiWorld final : public World {
  public:
   MpiWorld() {
+#ifdef OPEN_MPI
+    // Refused before MPI_Init, which would abort the job with Open MPI's page about rebuilding Slurm.
+    if (const std::string why = open_mpi_join_problem(read_launch_env()); !why.empty()) throw InputError(why);
+#endif
     int provided = 0;
     if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
       throw std::runtime_error("MPI_Init_thread failed");

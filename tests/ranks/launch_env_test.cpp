@@ -47,6 +47,18 @@ TEST(LaunchEnv, PmixAndPmiAndGarbage) {
   EXPECT_EQ(from({{"OMPI_COMM_WORLD_RANK", "x"}}).launcher, "");
 }
 
+TEST(LaunchEnv, OpenMpiJoinsMpirunAndPmixRanksOnly) {
+  EXPECT_EQ(open_mpi_join_problem(from({})), "");
+  EXPECT_EQ(open_mpi_join_problem(from({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "2"}})), "");
+  EXPECT_EQ(open_mpi_join_problem(from({{"PMIX_RANK", "1"}, {"SLURM_PROCID", "1"}, {"SLURM_STEP_ID", "0"}})), "");
+  // srun --mpi=none, and srun --mpi=pmi2.
+  const std::string none = open_mpi_join_problem(
+      from({{"SLURM_PROCID", "1"}, {"SLURM_STEP_ID", "0"}, {"SLURM_STEP_NUM_TASKS", "2"}}));
+  EXPECT_NE(none.find("started by Slurm srun as rank 1 of 2 without PMIx"), std::string::npos) << none;
+  EXPECT_NE(none.find("srun --mpi=pmix"), std::string::npos) << none;
+  EXPECT_NE(open_mpi_join_problem(from({{"PMI_RANK", "0"}, {"PMI_SIZE", "2"}})).find("started by PMI"), std::string::npos);
+}
+
 TEST(World, WithoutALauncherIsOneRankThatSaysSo) {
   // The test runs without mpirun (ctest starts it directly).
   const auto world = make_world();
