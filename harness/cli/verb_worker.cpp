@@ -20,6 +20,7 @@
 #include "model/dtype.h"
 #include "model/exit_codes.h"
 #include "model/input_error.h"
+#include "session/execution/case_memo.h"
 #include "session/execution/execution.h"
 #include "session/worker/worker_loop.h"
 #include "session/worker/worker_memory_limit.h"
@@ -102,11 +103,14 @@ int serve(const WorkerFlags& flags, const CommonOptions& options) {
   // From here on a case's allocations count against the worker's limit (session/worker/worker_memory_limit.h).
   limit_worker_memory(flags.max_memory);
   const PlatformConfig* applied = w.platform ? &*w.platform : nullptr;
-  const auto options_for = [applied, &flags, &w](const Case& c) {
+  // The runner sends a case's implementations one after the other: they share its inputs and reference.
+  const auto memo = std::make_shared<CaseMemo>();
+  const auto options_for = [applied, &flags, &w, memo](const Case& c) {
     ExecutionOptions o = execution_options(c, applied);
     o.device_index = flags.device;
     o.max_memory = flags.max_memory;
     o.reference = w.golden;
+    o.memo = memo;
     return o;
   };
   // A bench worker times its jobs (bench/bench_worker.h); the runner checked the settings' flags.

@@ -28,6 +28,10 @@ sdk::Support naive_attention_limits(const sdk::AttentionOperands& a) {
   return sdk::Support::yes();
 }
 
+// The operands' elements are decoded once into fp64 (ld is exact): a query's row per query, a KV
+// head's keys and values (the values transposed, [D, Skv]) per head. Each product and sum takes
+// the same values in the same order as reading every element where it is used, so the outputs
+// are the same bits, at a fraction of the codec calls: selftest's slowest part was this loop.
 void naive_attention(const sdk::AttentionOperands& a, Defect defect) {
   const Tensor &q = *a.q, &k = *a.k, &v = *a.v, &o = *a.o;
   const auto& lse = a.lse;
@@ -37,6 +41,8 @@ void naive_attention(const sdk::AttentionOperands& a, Defect defect) {
   const int64_t window = a.window_left, group = a.group();
   const bool descaled = defect != kDescaleIgnored;
   const auto& v_descale = defect == kVDescaleFromK ? a.k_descale : a.v_descale;
+  std::vector<double> keys_of_head(static_cast<std::size_t>(Skv * D)), values_by_dim(keys_of_head.size()),
+      query(static_cast<std::size_t>(D));
   for (int64_t bi = 0; bi < B; ++bi)
     for (int64_t h = 0; h < Hq; ++h) {
       const int64_t kvh = defect == kWrongGqaMapping ? h % Hkv : h / group;
@@ -44,26 +50,35 @@ void naive_attention(const sdk::AttentionOperands& a, Defect defect) {
       const double qd = descaled ? descale_of(a.q_descale, bi, kvh, Hkv) : 1.0;
       const double kd = descaled ? descale_of(a.k_descale, bi, kvh, Hkv) : 1.0;
       const double vd = descaled ? descale_of(v_descale, bi, kvh, Hkv) : 1.0;
+      for (int64_t j = 0; j < Skv; ++j)
+        for (int64_t d = 0; d < D; ++d) {
+          const int64_t at = ((bi * Skv + j) * Hkv + kvh) * D + d;
+          keys_of_head[static_cast<std::size_t>(j * D + d)] = ld(k, at);
+          values_by_dim[static_cast<std::size_t>(d * Skv + j)] = ld(v, at);
+        }
       for (int64_t i = 0; i < Sq; ++i) {
         const int64_t diagonal = defect == kCausalTopLeft ? i : i + Skv - Sq + (defect == kCausalOffByOne ? 1 : 0);
         const int64_t narrower = defect == kWindowOffByOne ? 1 : 0;
+        for (int64_t d = 0; d < D; ++d) query[static_cast<std::size_t>(d)] = ld(q, ((bi * Sq + i) * Hq + h) * D + d) * qd;
         std::vector<double> s;
         std::vector<int64_t> keys;
         for (int64_t j = 0; j < Skv; ++j) {
           if (causal && j > diagonal) continue;
           if (window >= 0 && j < i + Skv - Sq - window + narrower) continue;
+          const double* key = keys_of_head.data() + j * D;
           double dot = 0.0;
-          for (int64_t d = 0; d < D; ++d)
-            dot += ld(q, ((bi * Sq + i) * Hq + h) * D + d) * qd * ld(k, ((bi * Skv + j) * Hkv + kvh) * D + d) * kd;
+          for (int64_t d = 0; d < D; ++d) dot += query[static_cast<std::size_t>(d)] * key[d] * kd;
           s.push_back(scale * dot);
           keys.push_back(j);
         }
         const double mx = s.empty() ? 0.0 : *std::max_element(s.begin(), s.end());
         double sum = 0.0;
         for (double& x : s) sum += (x = std::exp(x - mx));
+        for (double& x : s) x /= sum;  // each weight once: s[j] / sum, as each term below had it
         for (int64_t d = 0; d < D; ++d) {
+          const double* values = values_by_dim.data() + d * Skv;
           double acc = 0.0;
-          for (std::size_t j = 0; j < keys.size(); ++j) acc += s[j] / sum * ld(v, ((bi * Skv + keys[j]) * Hkv + kvh) * D + d) * vd;
+          for (std::size_t j = 0; j < keys.size(); ++j) acc += s[j] * values[keys[j]] * vd;
           st(o, ((bi * Sq + i) * Hq + h) * D + d, acc, defect);
         }
         if (lse) st(*lse, (bi * Hq + h) * Sq + i, keys.empty() ? -std::numeric_limits<double>::infinity() : mx + std::log(sum));

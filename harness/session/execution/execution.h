@@ -4,12 +4,14 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "check/tolerance.h"
+#include "session/execution/case_memo.h"
 #include "loader/backend_handle.h"
 #include "loader/platform/platform_config.h"
 #include "model/case.h"
@@ -31,6 +33,9 @@ struct ExecutionOptions {
   /// --max-memory: the most a case may need of the host's memory (and the device's); 0 for no cap
   /// beyond what the host has available and the device holds (session/execution/memory_admission.h).
   uint64_t max_memory = 0;
+  /// Where the inputs and the reference of the last case are kept for the next implementation of
+  /// the same case (case_memo.h); none: each job generates and computes its own.
+  std::shared_ptr<CaseMemo> memo;
 };
 
 /// The options of case `c` under `platform` (may be null): its tolerance override for the case's

@@ -22,6 +22,7 @@ PreparedCase::PreparedCase(BackendHandle& backend, const std::string& impl_key, 
 std::unique_ptr<PreparedCase> PreparedCase::prepare(BackendHandle& backend, const std::string& impl_key, const Case& c,
                                                     const ExecutionOptions& options, CaseResult& early) {
   early = blank_result(backend.name(), impl_key, c);
+  if (options.memo) options.memo->begin(c);  // the last case let go before this one is admitted
   std::unique_ptr<PreparedCase> p;
   const auto fail = [&](Status status, std::string message) -> std::unique_ptr<PreparedCase> {
     early.status = status;
@@ -55,16 +56,23 @@ std::unique_ptr<PreparedCase> PreparedCase::prepare(BackendHandle& backend, cons
   }
   try {
     const PhaseTimer timer(p->phases_.generate);
-    for (const auto& spec : c.inputs) p->inputs_.push_back(generate_input(spec, c.seed, c.id));
+    const auto generate = [&c] {
+      std::vector<HostTensor> inputs;
+      for (const auto& spec : c.inputs) inputs.push_back(generate_input(spec, c.seed, c.id));
+      return inputs;
+    };
+    p->inputs_ = options.memo ? options.memo->inputs(c, generate)
+                              : std::make_shared<const std::vector<HostTensor>>(generate());
   } catch (const std::exception& e) {
     return fail(Status::kError, fmt::format("cannot generate the inputs: {}", e.what()));
   }
   try {
     const PhaseTimer timer(p->phases_.copy);
-    p->in_buffers_.reserve(p->inputs_.size());
+    const std::vector<HostTensor>& inputs = *p->inputs_;
+    p->in_buffers_.reserve(inputs.size());
     p->out_buffers_.reserve(c.outputs.size());
-    for (std::size_t i = 0; i < p->inputs_.size(); ++i) {
-      p->in_buffers_.push_back(DeviceBuffer::input(backend, device, p->inputs_[i].bytes));
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      p->in_buffers_.push_back(DeviceBuffer::input(backend, device, inputs[i].bytes));
       p->call_.set_input_data(i, p->in_buffers_.back().data());
     }
     for (std::size_t i = 0; i < c.outputs.size(); ++i) {
@@ -97,7 +105,7 @@ std::string PreparedCase::library_call() {
 
 std::size_t PreparedCase::device_bytes() const {
   std::size_t total = 0;
-  for (const auto& t : inputs_) total += t.bytes.size();
+  for (const auto& t : *inputs_) total += t.bytes.size();
   for (const auto& o : case_->outputs) total += o.bytes();
   return total;
 }
@@ -137,15 +145,19 @@ CaseResult PreparedCase::check_outputs() {
   }
 
   try {
-    std::vector<ReferenceOutput> golden;
+    CaseMemo::Golden golden;
     {
       const PhaseTimer timer(phases_.reference);
       const SamplePlan plan = case_sample_plan(c);
       r.sampled = !plan.empty();
-      golden = options_.reference ? options_.reference(c, inputs_, plan) : compute_reference(c, inputs_, plan);
+      const auto compute = [&] {
+        return options_.reference ? options_.reference(c, *inputs_, plan) : compute_reference(c, *inputs_, plan);
+      };
+      golden = options_.memo ? options_.memo->golden(c, compute)
+                             : std::make_shared<const std::vector<ReferenceOutput>>(compute());
     }
     const PhaseTimer timer(phases_.check);
-    for (const auto& ref : golden) {
+    for (const auto& ref : *golden) {
       const HostTensor* got = find_tensor(outputs, ref.name);
       if (got == nullptr) return finish(Status::kError, fmt::format("the reference has no output '{}'", ref.name));
       r.metrics.push_back(compare_output(*got, ref, output_tolerance(c, ref, options_.bound_override)));

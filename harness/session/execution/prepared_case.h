@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "session/execution/case_memo.h"
 #include "session/execution/device_buffer.h"
 #include "session/execution/execution.h"
 #include "session/execution/op_call_builder.h"
@@ -72,7 +73,7 @@ class PreparedCase {
   opcert_device device_;
   ExecutionOptions options_;
   OpCallBuilder call_;
-  std::vector<HostTensor> inputs_;
+  CaseMemo::Inputs inputs_;  // shared with options_.memo, when there is one
   std::vector<DeviceBuffer> in_buffers_, out_buffers_;
   uint64_t published_bytes_ = 0;
   PhaseTimes phases_;
