@@ -19,4 +19,7 @@ struct DeviceTag {
 /// when the result came from a rank of an MPI job (device indices repeat on every node).
 std::string device_label(const std::optional<DeviceTag>& device, const std::optional<int>& rank);
 
+/// This host's name, as a DeviceTag's host; "" when the system will not say.
+std::string this_host_name();
+
 }  // namespace opcert
