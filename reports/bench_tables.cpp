@@ -83,7 +83,10 @@ class BenchTableSink final : public ResultSink {
     }
     widths_[3] = std::max<std::size_t>(widths_[3], 15);
     for (std::size_t i = 4; i + 1 < widths_.size(); ++i) widths_[i] = std::max<std::size_t>(widths_[i], 7);
-    if (layout_.clocks_column) widths_[widths_.size() - 2] = std::max<std::size_t>(widths_[widths_.size() - 2], 10);
+    for (std::size_t i = 0; i < header_.size(); ++i) {
+      if (header_[i] == "SM MHz") widths_[i] = std::max<std::size_t>(widths_[i], 10);
+      if (header_[i] == "device") widths_[i] = std::max<std::size_t>(widths_[i], 9);
+    }
   }
 
   std::string name() const override { return "the bench table"; }
@@ -231,6 +234,7 @@ std::vector<std::string> bench_header(const BenchTableLayout& layout) {
                                      "vs " + (layout.peer.empty() ? std::string("peer") : layout.peer)};
   if (layout.copy_column) header.push_back("% copy");
   if (layout.clocks_column) header.push_back("SM MHz");
+  if (layout.device_column) header.push_back("device");
   header.push_back("check");
   return header;
 }
@@ -255,6 +259,7 @@ std::vector<std::string> bench_row_cells(const BenchRecord& r, const BenchTableL
     if (layout.copy_column) cells.push_back(percent_cell(r.pct_of_copy));
     if (layout.clocks_column) cells.push_back(clocks_cell(r));
   }
+  if (layout.device_column) cells.push_back(r.device ? device_label(r.device, std::nullopt) : "-");
   cells.push_back(check_cell(r));
   return cells;
 }

@@ -30,6 +30,7 @@ struct PlannedRow {
 struct BenchTableLayout {
   bool copy_column = false;    ///< "% copy" (--copy-baseline)
   bool clocks_column = false;  ///< "SM MHz": a GPU is benchmarked
+  bool device_column = false;  ///< "device": --devices, each row's device
   std::string peer;            ///< names "vs <peer>"; empty: "vs peer", every cell "-"
 };
 

@@ -12,6 +12,7 @@
 #include "model/bench_record.h"
 #include "model/case.h"
 #include "model/case_result.h"
+#include "model/device_tag.h"
 #include "opkit/work_model.h"
 
 namespace opcert {
@@ -29,6 +30,8 @@ struct BenchJob {
   const PlatformConfig* platform = nullptr;  ///< whose peaks give the percentages; may be null
   std::optional<std::size_t> peer_job;   ///< the peer's job on the same case, when there is one
   std::optional<std::size_t> copy_job;   ///< the copy baseline of the same case and backend, when there is one
+  /// --devices: the device it is timed on (each: planned; spread: the device whose lane took its case).
+  std::optional<DeviceTag> device;
 
   // Outcome.
   std::optional<CaseResult> check;       ///< the one check before timing (or why it could not run)

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <memory>
 
 #include "bench/bench_job.h"
+#include "bench/bench_lanes.h"
 #include "bench/bench_plan.h"
 #include "bench/bench_resume.h"
 #include "bench/bench_worker.h"
@@ -69,27 +71,34 @@ nlohmann::json sampling_json(const SamplingPolicy& p) {
 // The report's header and the job as job.json records it: what makes two sittings' figures
 // comparable is part of it (the bench settings, --max-memory, the machine).
 std::pair<RunReport, JobRecord> bench_header_and_job(const std::vector<RunTarget>& targets, const Suite& suite,
-                                                     const BenchSettings& s, const nlohmann::json& machine) {
+                                                     const BenchSettings& s, const nlohmann::json& machine,
+                                                     const std::vector<std::optional<int>>& lanes) {
   RunReport report = run_header(kBenchReportKind, targets, suite, s);
   report.bench_settings = {{"cold_l2", s.cold_l2},
                            {"copy_baseline", s.copy_baseline},
                            {"benchmark_flags", s.benchmark_flags},
                            {"sampling", sampling_json(s.sampling)}};
-  JobRecord job = job_record(
-      report, s,
-      {{"bench_settings", report.bench_settings}, {"max_memory", s.max_memory}, {"machine", machine_identity(machine)}});
+  nlohmann::json fields{
+      {"bench_settings", report.bench_settings}, {"max_memory", s.max_memory}, {"machine", machine_identity(machine)}};
+  if (s.devices) {  // a bench resumed on other devices, or shared otherwise, is another job
+    nlohmann::json indices = nlohmann::json::array();
+    for (const auto& d : lanes) indices.push_back(*d);
+    fields["devices"] = indices;
+    fields["device_mode"] = device_mode_name(s.device_mode);
+  }
+  JobRecord job = job_record(report, s, fields);
   return {std::move(report), std::move(job)};
 }
 
 // What the sitting holds of each job: true for one kept from the sitting resumed (its record and
 // check filled in from it) or measured in this one.
-std::vector<bool> keep(std::vector<BenchJob>& jobs, const std::optional<KeptBenchmarks>& kept) {
-  std::vector<bool> is_kept(jobs.size(), false);
+std::vector<char> keep(std::vector<BenchJob>& jobs, const std::optional<KeptBenchmarks>& kept) {
+  std::vector<char> is_kept(jobs.size(), 0);
   if (!kept) return is_kept;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
-    const auto record = kept->records.find(jobs[i].name);
+    const auto record = kept->records.find(kept_key(jobs[i]));
     if (record == kept->records.end()) continue;
-    is_kept[i] = true;
+    is_kept[i] = 1;
     jobs[i].error = record->second.error;
     if (const auto check = kept->checks.find(check_identity(jobs[i])); check != kept->checks.end())
       jobs[i].check = check->second;
@@ -98,10 +107,11 @@ std::vector<bool> keep(std::vector<BenchJob>& jobs, const std::optional<KeptBenc
 }
 
 // Adds bench's outputs: the table has a row for each job still to measure.
-void add_outputs(ResultStream& stream, const std::vector<BenchJob>& jobs, const std::vector<bool>& is_kept,
+void add_outputs(ResultStream& stream, const std::vector<BenchJob>& jobs, const std::vector<char>& is_kept,
                  const BenchSettings& s, bool resumed) {
   std::vector<PlannedRow> rows;
-  BenchTableLayout layout{.copy_column = s.copy_baseline, .clocks_column = false, .peer = s.peer};
+  BenchTableLayout layout{
+      .copy_column = s.copy_baseline, .clocks_column = false, .device_column = s.devices.has_value(), .peer = s.peer};
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     if (is_kept[i]) continue;
     rows.push_back({jobs[i].test_case->op, jobs[i].test_case->id, jobs[i].impl_key});
@@ -110,35 +120,33 @@ void add_outputs(ResultStream& stream, const std::vector<BenchJob>& jobs, const 
   add_bench_outputs(stream, s.out_dir, rows, layout, resumed);
 }
 
-// Checks and times each job not yet held, in its backend's worker, case by case, the peer first:
-// a crash or a hang costs its row alone. Marks each measured job in `held`. False when a stop was
-// asked for (SIGINT, SIGTERM).
-bool measure_jobs(std::vector<BenchJob>& jobs, std::vector<bool>& held, BenchWorkers& workers, ResultStream& stream,
-                  RunReport& report) {
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    if (held[i]) continue;
-    if (!workers.measure(jobs, i)) return false;
-    held[i] = true;
+// Checks and times each job not yet held, in its backend's worker on its lane, a case at a time
+// with the peer first: a crash or a hang costs its row alone. Marks each measured job in `held`.
+// False when a stop was asked for (SIGINT, SIGTERM).
+bool measure_jobs(std::vector<BenchJob>& jobs, std::vector<char>& held, const std::vector<std::optional<int>>& lanes,
+                  const std::vector<std::unique_ptr<BenchWorkers>>& workers, ResultStream& stream, RunReport& report) {
+  return time_units(jobs, bench_units(jobs), held, lanes, workers, [&](std::size_t i) {
     if (jobs[i].check) stream.case_done(*jobs[i].check, jobs[i].peer);
-    if (jobs[i].runs.empty() && jobs[i].error.empty()) continue;  // left out by --benchmark_filter
+    if (jobs[i].runs.empty() && jobs[i].error.empty()) return;  // left out by --benchmark_filter
     if (!report.bench_context.is_object()) report.bench_context = google_benchmark_context();
     stream.benchmark_done(bench_record(jobs[i], jobs));
-  }
-  return true;
+  });
 }
 
 // The measurement conditions the workers saw, into the report's settings and context.
-void record_conditions(RunReport& report, const BenchWorkers& workers) {
+void record_conditions(RunReport& report, const std::vector<std::unique_ptr<BenchWorkers>>& workers) {
+  nlohmann::json conditions;
+  for (const auto& w : workers)
+    if (conditions.is_null()) conditions = w->conditions();
   report.bench_settings["conditions"] =
-      !workers.conditions().is_null()
-          ? workers.conditions()
-          : nlohmann::json{{"source", nullptr}, {"unavailable", "no CUDA device was benchmarked"}};
+      !conditions.is_null() ? conditions
+                            : nlohmann::json{{"source", nullptr}, {"unavailable", "no CUDA device was benchmarked"}};
   if (report.bench_context.is_object()) report.bench_context["measurement_conditions"] = report.bench_settings["conditions"];
 }
 
 // The report's results (every check, then the verdicts) and benchmarks (each job held, kept or
 // measured), and the exit code they give.
-int fill_report(RunReport& report, const BenchPlan& plan, const std::vector<bool>& held,
+int fill_report(RunReport& report, const BenchPlan& plan, const std::vector<char>& held,
                 const std::optional<KeptBenchmarks>& kept, const std::vector<RunTarget>& targets, const BenchSettings& s,
                 bool interrupted) {
   const std::vector<BenchJob>& jobs = plan.jobs;
@@ -153,7 +161,7 @@ int fill_report(RunReport& report, const BenchPlan& plan, const std::vector<bool
     if (!held[i]) continue;  // not reached before a stop
     const BenchRecord* kept_record = nullptr;
     if (kept)
-      if (const auto r = kept->records.find(jobs[i].name); r != kept->records.end()) kept_record = &r->second;
+      if (const auto r = kept->records.find(kept_key(jobs[i])); r != kept->records.end()) kept_record = &r->second;
     report.benchmarks.push_back(kept_record ? *kept_record : bench_record(jobs[i], jobs));
     // Google Benchmark numbers the families it ran, from 0 in each sitting: number them as one.
     for (BenchRun& run : report.benchmarks.back().runs) run.family_index = static_cast<int64_t>(i);
@@ -175,18 +183,22 @@ int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, co
   const nlohmann::json machine = capture_environment(s.environment);
   std::string choice;
   const std::vector<Job> planned = ordered_bench_jobs(targets, suite, s, machine.value("gpus", nlohmann::json()), choice);
+  const std::vector<std::optional<int>> lanes = bench_lane_devices(targets, s);  // a bad index: before anything runs
   prepare_out_dir(s.out_dir);
   initialize_google_benchmark(s.benchmark_flags);  // a bad flag is bad usage before any worker starts
-  auto [report, job] = bench_header_and_job(targets, suite, s, machine);
+  auto [report, job] = bench_header_and_job(targets, suite, s, machine, lanes);
   const JobSitting sitting =
       start_sitting(report, std::move(job), s.out_dir, s.resume, {kMeasurementsJsonlFileName, "measurements", "bench"});
 
-  BenchWorkers workers(suite, s);
-  BenchPlan plan = plan_benchmarks(planned, targets, suite, s, workers, machine.value("gpus", nlohmann::json()));
+  std::vector<std::unique_ptr<BenchWorkers>> workers;
+  for (const auto& device : lanes) workers.push_back(std::make_unique<BenchWorkers>(suite, s, device));
+  // What is timed is asked on the first lane's device; each then places every job on every lane.
+  BenchPlan plan = plan_benchmarks(planned, targets, suite, s, *workers.front(), machine.value("gpus", nlohmann::json()));
+  plan.jobs = place_bench_jobs(std::move(plan.jobs), lanes, s.device_mode);
   // --resume: the cases an earlier sitting measured whole keep their records and checks.
   const std::optional<KeptBenchmarks> kept =
       sitting.resumed() ? std::optional(kept_benchmarks(s.out_dir, plan.jobs)) : std::nullopt;
-  std::vector<bool> held = keep(plan.jobs, kept);
+  std::vector<char> held = keep(plan.jobs, kept);
 
   ResultStream stream;
   open_outputs(sitting, s.out_dir, [&] {
@@ -198,18 +210,19 @@ int run_benchmarks(const std::vector<RunTarget>& targets, const Suite& suite, co
   if (kept)
     stream.note(fmt::format("opcert: resuming {}: {} case(s) measured whole kept ({} benchmark(s)), {} benchmark(s) to run",
                             s.out_dir.string(), kept->cases, kept->records.size(),
-                            std::count(held.begin(), held.end(), false)));
+                            std::count(held.begin(), held.end(), 0)));
   for (const auto& r : plan.verdicts) stream.case_done(r, false);  // judged afresh in every sitting
 
   install_stop_handlers();
-  const bool interrupted = !measure_jobs(plan.jobs, held, workers, stream, report) || stop_requested();
-  for (const std::string& note : workers.shutdown()) stream.note("opcert: " + note);
+  const bool interrupted = !measure_jobs(plan.jobs, held, lanes, workers, stream, report) || stop_requested();
+  for (const auto& lane : workers)
+    for (const std::string& note : lane->shutdown()) stream.note("opcert: " + note);
   record_conditions(report, workers);
   benchmark::Shutdown();
   if (interrupted)
     stream.note(fmt::format("opcert: {}: stopped after {} of {} benchmarks; writing what was measured (the same command "
                             "with --resume {} goes on from here)",
-                            stop_signal_name(), std::count(held.begin(), held.end(), true), plan.jobs.size(),
+                            stop_signal_name(), std::count(held.begin(), held.end(), 1), plan.jobs.size(),
                             s.out_dir.string()));
   const int exit_code = fill_report(report, plan, held, kept, targets, s, interrupted);
   const int exit_with = finish_sitting(stream, report, s.environment, exit_code);

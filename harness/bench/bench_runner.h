@@ -1,7 +1,8 @@
 // `opcert bench` on compute ops (DESIGN.md section 7): every (implementation, case) of the
 // selected backends, and the peer on the same cases, timed one after the other, case by case, each
 // in its backend's worker process (bench/bench_workers.h, bench/bench_worker.h), where it is
-// registered as a Google Benchmark benchmark. A sitting reads as run's does: plan (the jobs, each
+// registered as a Google Benchmark benchmark. With --devices, on lanes of workers side by side, one
+// per device, a case (its peer included) on one lane (bench/bench_lanes.h). A sitting reads as run's does: plan (the jobs, each
 // asked in its worker whether it is to be timed: bench/bench_plan.h), open the outputs
 // (session/job/job_sitting.h: job.json, --resume, reports/output_sets.h's add_bench_outputs), measure
 // through the workers, finish. Each case's inputs are generated once and its output checked once

@@ -2,10 +2,12 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bench/sampling_policy.h"
+#include "session/planning/device_choice.h"
 #include "session/planning/session_settings.h"
 
 namespace opcert {
@@ -28,6 +30,12 @@ struct BenchSettings : SessionSettings {
   /// --timeout: how long a benchmark's check and warm-up may take in its worker, beyond --max-time
   /// for each repetition's sampling (bench/bench_workers.h); past it the row is TIMEOUT.
   std::chrono::milliseconds timeout{60000};
+  /// --devices: the device indices to bench on (bench/bench_lanes.h); nullopt for the backends'
+  /// first devices, untagged, as before.
+  std::optional<DeviceChoice> devices;
+  /// --device-mode: spread, the devices share the cases (a case, its peer included, on one device);
+  /// each, every device benches every case.
+  DeviceMode device_mode = DeviceMode::kSpread;
 };
 
 }  // namespace opcert

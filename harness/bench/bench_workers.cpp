@@ -29,9 +29,10 @@ int64_t repetitions(const std::vector<std::string>& flags) {
 
 }  // namespace
 
-BenchWorkers::BenchWorkers(const Suite& suite, const BenchSettings& s)
+BenchWorkers::BenchWorkers(const Suite& suite, const BenchSettings& s, std::optional<int> device)
     : suite_(suite),
       settings_(s),
+      device_(device),
       worker_settings_(bench_worker_settings_json({s.sampling, s.cold_l2, s.benchmark_flags}).dump()) {}
 
 BenchWorkers::~BenchWorkers() { shutdown(); }
@@ -43,10 +44,16 @@ std::chrono::milliseconds BenchWorkers::job_limit(const BenchSettings& s) {
   return s.timeout + milliseconds_from_seconds(sampling_s);
 }
 
+std::optional<DeviceTag> BenchWorkers::device_of(const BackendHandle& backend) const {
+  if (!device_) return std::nullopt;
+  // bench_lanes checked before any worker started that every backend has the device.
+  return DeviceTag{*device_, backend.devices().at(static_cast<std::size_t>(*device_)).name, this_host_name()};
+}
+
 WorkerSession& BenchWorkers::session_for(const BackendHandle& backend) {
   auto& slot = sessions_[backend.name()];
   if (!slot) {
-    WorkerLaunch launch = worker_launch(backend.name(), std::nullopt, suite_, settings_, (settings_.out_dir / "logs").string(),
+    WorkerLaunch launch = worker_launch(backend.name(), device_of(backend), suite_, settings_, (settings_.out_dir / "logs").string(),
                                         "", std::max<std::chrono::milliseconds>(std::chrono::seconds(120), settings_.timeout));
     launch.args.insert(launch.args.end(), {"--bench", worker_settings_});
     if (settings_.max_memory > 0) launch.args.insert(launch.args.end(), {"--max-memory", std::to_string(settings_.max_memory)});
@@ -132,7 +139,7 @@ std::vector<std::string> BenchWorkers::shutdown() {
     if (session->starts() > 1)
       notes.push_back(fmt::format("{}: the worker was started {} times (crashes and timeouts restart it); its stderr is "
                                   "in {}",
-                                  backend, session->starts(), (settings_.out_dir / "logs" / worker_log_file(backend, std::nullopt)).string()));
+                                  backend, session->starts(), (settings_.out_dir / "logs" / worker_log_file(backend, session->device())).string()));
   }
   sessions_.clear();
   return notes;

@@ -1,5 +1,5 @@
-// The runner's side of `opcert bench`'s workers: one worker process per backend (on its first
-// device), started at its backend's first job, as `opcert run` starts its own
+// The runner's side of `opcert bench`'s workers: one worker process per backend, on one device
+// (the backend's first, or the lane's with --devices: bench/bench_lanes.h), started at its backend's first job, as `opcert run` starts its own
 // (session/worker/worker_launch.h); the timing loop runs in it (bench/bench_worker.h). A worker that
 // crashes, hangs past the job's limit or answers garbage costs that job alone: its check becomes
 // CRASHED, TIMEOUT or ERROR with the reason, and the backend's next job gets a fresh worker.
@@ -22,8 +22,9 @@ namespace opcert {
 
 class BenchWorkers {
  public:
-  /// Workers for `suite` under `s`; each writes its stderr to <out>/logs/<backend>.worker.log.
-  BenchWorkers(const Suite& suite, const BenchSettings& s);
+  /// Workers for `suite` under `s`, each pinned to device `device` of its backend when given (every
+  /// check tagged with it); each writes its stderr to <out>/logs/<backend>[.device<N>].worker.log.
+  BenchWorkers(const Suite& suite, const BenchSettings& s, std::optional<int> device = std::nullopt);
   ~BenchWorkers();
 
   /// Asks `backend`'s worker whether `impl_key` on `c` is to be timed (query_op and the memory
@@ -52,8 +53,11 @@ class BenchWorkers {
  private:
   WorkerSession& session_for(const BackendHandle& backend);
 
+  std::optional<DeviceTag> device_of(const BackendHandle& backend) const;
+
   const Suite& suite_;
   const BenchSettings& settings_;
+  std::optional<int> device_;
   std::string worker_settings_;  // the --bench argument every worker gets
   std::map<std::string, std::unique_ptr<WorkerSession>> sessions_;
   nlohmann::json conditions_;

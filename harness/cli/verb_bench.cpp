@@ -12,6 +12,7 @@
 #include "cli/benchmark_flags.h"
 #include "cli/cli_context.h"
 #include "cli/compare_flags.h"
+#include "cli/device_flags.h"
 #include "cli/flag_checks.h"
 #include "cli/history_flags.h"
 #include "cli/run_settings_builder.h"
@@ -41,6 +42,8 @@ struct BenchFlags {
   double step_factor = 2.0;
   int iters = 20;
   int warmup = 5;
+  std::string devices;                           // --devices, "" when not given
+  DeviceMode device_mode = DeviceMode::kSpread;  // as run's: more devices, the bench done sooner
 };
 
 // The collective flags the user gave, for the error a compute suite gives them.
@@ -157,6 +160,12 @@ void bench_settings(BenchSettings& s, const BenchFlags& flags, bool collectives,
   s.timeout = timeout_of(f);
   s.peer = resolve_peer(f.peer, platforms, f.options.platform, registry);
   s.environment = environment_inputs(registry, s.peer);
+  if (!flags.devices.empty()) {
+    if (collectives)
+      throw InputError("--devices: a collective sweep runs one device per rank (the local rank picks it); drop --devices");
+    s.devices = parse_device_choice(flags.devices);
+    s.device_mode = flags.device_mode;
+  }
   if (collectives && !f.baseline.baseline.empty())
     throw InputError("--baseline compares benches of compute ops; compare collective sweeps afterwards with "
                      "`opcert compare BASE NEW` (rank 0's report)");
@@ -184,6 +193,7 @@ int bench_verb(CLI::App& verb, const BenchFlags& flags) {
   check_baseline_flags(verb, f.baseline);
   if (read_launch_env().rank.value_or(0) == 0) check_history_flags(f.history);
   filter_cases({}, f.filter);  // a bad expression is bad usage before anything loads
+  if (!flags.devices.empty()) (void)parse_device_choice(flags.devices);  // so is a bad --devices
   const PlatformCatalog platforms = load_platform_catalog(f.options);
   if (!f.options.platform.empty()) platforms.require(f.options.platform);
   const Suite suite = load_suite(f.suite, f.seed);
@@ -232,6 +242,8 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
                              "backend without one)",
                      .peer_gives = "the speedup column"});
   add_bench_only_flags(*verb, *flags);
+  add_devices_flag(*verb, flags->devices);
+  add_device_mode_flag(*verb, flags->device_mode);
   add_timeout_flag(*verb, flags->session,
                    "Seconds for one benchmark's check and warm-up, beyond --max-time for each repetition's sampling "
                    "(collectives: for one size of one case, check, warm-up and timing); past it the row is TIMEOUT "

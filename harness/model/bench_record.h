@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "model/device_tag.h"
 #include "model/measurement_conditions.h"
 #include "model/status.h"
 
@@ -94,6 +95,7 @@ struct BenchRecord {
   bool noise_limited = false;             ///< a repetition stopped at the time limit, above the noise target
   std::vector<std::string> condition_flags;  ///< "throttled", "clock-capped": from any reading of any repetition
   std::optional<CollectiveFigures> collective;
+  std::optional<DeviceTag> device;  ///< --devices: the device it was timed on (its peer's row was timed there too)
 };
 
 /// The median of the repetitions' seconds, else the "median" aggregate; empty without either.

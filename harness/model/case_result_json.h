@@ -22,4 +22,9 @@ nlohmann::json number_to_json(double value);
 /// Throws std::runtime_error naming the field when `doc` is not a well-formed result.
 CaseResult case_result_from_json(const nlohmann::json& doc);
 
+/// A device tag as results and benchmarks carry it: {"index", "name", "host"}; and back (throws
+/// JsonFieldError for a malformed one).
+nlohmann::json device_tag_json(const DeviceTag& device);
+DeviceTag device_tag_from_json(const nlohmann::json& doc);
+
 }  // namespace opcert

@@ -1,7 +1,6 @@
 #include "run/worker_lanes.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -18,12 +17,6 @@
 namespace opcert {
 namespace {
 
-std::string this_host() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "";
-  return name;
-}
-
 std::string session_log(const LaneLogs& logs, const RunTarget& t, const Lane& lane) {
   return (std::filesystem::path(logs.log_dir) / worker_log_file(t.backend->name(), lane.device)).string();
 }
@@ -39,7 +32,7 @@ WorkerLaunch launch_for(const RunTarget& t, const Lane& lane, const Suite& suite
 std::vector<Lane> plan_lanes(const std::vector<RunTarget>& targets, const RunSettings& s, int rank, int local_rank,
                              int local_size) {
   std::vector<Lane> lanes;
-  const std::string host = s.devices ? this_host() : "";
+  const std::string host = s.devices ? this_host_name() : "";
   for (std::size_t t = 0; t < targets.size(); ++t) {
     const RunTarget& target = targets[t];
     if (!s.devices || target.peer) {
