@@ -43,7 +43,8 @@ std::vector<std::optional<int>> bench_lane_devices(const std::vector<RunTarget>&
 }
 
 DeviceTag bench_device_tag(const BackendHandle& backend, int index) {
-  return DeviceTag{index, backend.devices().at(static_cast<std::size_t>(index)).name, this_host_name()};
+  const auto& d = backend.devices().at(static_cast<std::size_t>(index));
+  return DeviceTag{index, d.name, this_host_name(), d.uuid, d.pci_bus_id};
 }
 
 std::vector<BenchJob> place_bench_jobs(std::vector<BenchJob> jobs, const std::vector<std::optional<int>>& lanes,

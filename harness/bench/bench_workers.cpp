@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "bench/bench_lanes.h"
 #include "bench/bench_protocol.h"
 #include "session/job/stop_request.h"
 #include "session/worker/worker_launch.h"
@@ -47,7 +48,7 @@ std::chrono::milliseconds BenchWorkers::job_limit(const BenchSettings& s) {
 std::optional<DeviceTag> BenchWorkers::device_of(const BackendHandle& backend) const {
   if (!device_) return std::nullopt;
   // bench_lanes checked before any worker started that every backend has the device.
-  return DeviceTag{*device_, backend.devices().at(static_cast<std::size_t>(*device_)).name, this_host_name()};
+  return bench_device_tag(backend, *device_);
 }
 
 WorkerSession& BenchWorkers::session_for(const BackendHandle& backend) {

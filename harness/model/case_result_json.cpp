@@ -169,27 +169,22 @@ json to_json(const CaseResult& r) {
   j["alignment_ratio"] = r.alignment_ratio ? number_to_json(*r.alignment_ratio) : json(nullptr);
   if (!r.skip_reason.empty()) j["skip_reason"] = r.skip_reason;
   if (r.rank) j["rank"] = *r.rank;
-<<<<<<< HEAD
-  if (r.device) {
-    const auto known = [](const std::string& s) { return s.empty() ? json(nullptr) : json(s); };  // null: unknown
-    j["device"] = {{"index", r.device->index},          {"name", r.device->name},
-                   {"host", r.device->host},            {"uuid", known(r.device->uuid)},  // since 2.10
-                   {"pci_bus_id", known(r.device->pci_bus_id)}};
-  }
-=======
   if (r.device) j["device"] = device_tag_json(*r.device);
->>>>>>> benchdev
   if (r.phases) j["phases"] = phases_json(*r.phases);  // since schema 2.8
   return j;
 }
 
 json device_tag_json(const DeviceTag& device) {
-  return {{"index", device.index}, {"name", device.name}, {"host", device.host}};
+  const auto known = [](const std::string& s) { return s.empty() ? json(nullptr) : json(s); };  // null: unknown
+  return {{"index", device.index},        {"name", device.name},
+          {"host", device.host},          {"uuid", known(device.uuid)},  // since 2.10
+          {"pci_bus_id", known(device.pci_bus_id)}};
 }
 
 DeviceTag device_tag_from_json(const json& doc) {
   if (!doc.is_object()) throw JsonFieldError("device", json_mismatch("an object", doc));
-  return DeviceTag{integer_field<int>(doc, "index"), json_field<std::string>(doc, "name"), json_field<std::string>(doc, "host")};
+  return DeviceTag{integer_field<int>(doc, "index"), json_field<std::string>(doc, "name"), json_field<std::string>(doc, "host"),
+                   json_field_or<std::string>(doc, "uuid", ""), json_field_or<std::string>(doc, "pci_bus_id", "")};  // none before 2.10
 }
 
 CaseResult case_result_from_json(const json& j) {
@@ -219,14 +214,7 @@ CaseResult case_result_from_json(const json& j) {
   if (auto it = j.find("skip_reason"); it != j.end() && it->is_string()) r.skip_reason = it->get<std::string>();
   if (auto it = j.find("rank"); it != j.end() && !it->is_null()) r.rank = integer_field<int>(j, "rank");
   if (auto it = j.find("device"); it != j.end() && !it->is_null()) {
-<<<<<<< HEAD
-    if (!it->is_object()) throw JsonFieldError("device", json_mismatch("an object", *it));
-    r.device = DeviceTag{integer_field<int>(*it, "index"), json_field<std::string>(*it, "name"),
-                         json_field<std::string>(*it, "host"), json_field_or<std::string>(*it, "uuid", ""),
-                         json_field_or<std::string>(*it, "pci_bus_id", "")};  // none before 2.10
-=======
     r.device = device_tag_from_json(*it);
->>>>>>> benchdev
   }
   if (auto it = j.find("phases"); it != j.end() && !it->is_null()) r.phases = phases_from(*it);  // since 2.8
   return r;

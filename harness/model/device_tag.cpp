@@ -10,7 +10,6 @@ std::string device_label(const std::optional<DeviceTag>& device, const std::opti
   return rank ? "rank " + std::to_string(*rank) + " " + own : own;
 }
 
-<<<<<<< HEAD
 std::string device_identity_label(const std::optional<DeviceTag>& device, const std::optional<int>& rank) {
   if (!device) return "";
   return device_label(device, rank) + " (UUID " + identity_text(device->uuid) + ")";
@@ -18,12 +17,12 @@ std::string device_identity_label(const std::optional<DeviceTag>& device, const 
 
 std::string identity_text(const std::string& uuid_or_bus_id) {
   return uuid_or_bus_id.empty() ? "unknown" : uuid_or_bus_id;
-=======
+}
+
 std::string this_host_name() {
   char name[256] = {};
   if (::gethostname(name, sizeof name - 1) != 0) return "";
   return name;
->>>>>>> benchdev
 }
 
 }  // namespace opcert

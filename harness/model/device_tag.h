@@ -21,16 +21,14 @@ struct DeviceTag {
 /// when the result came from a rank of an MPI job (device indices repeat on every node).
 std::string device_label(const std::optional<DeviceTag>& device, const std::optional<int>& rank);
 
-<<<<<<< HEAD
 /// device_label with the device's UUID: "device 1 (UUID GPU-9cf20265-...)", "(UUID unknown)" when
 /// its backend does not say; "" without a device tag. What names a device in a verdict.
 std::string device_identity_label(const std::optional<DeviceTag>& device, const std::optional<int>& rank);
 
 /// A device identity for people: the text itself, or "unknown" when the backend did not say.
 std::string identity_text(const std::string& uuid_or_bus_id);
-=======
+
 /// This host's name, as a DeviceTag's host; "" when the system will not say.
 std::string this_host_name();
->>>>>>> benchdev
 
 }  // namespace opcert
