@@ -72,7 +72,14 @@ void add_compare_verb(CLI::App& app, int& exit_code) {
   verb->add_option("--backends", flags->backends, "Two backends of one run, side by side")->type_name("A,B");
   verb->add_option("--impl", flags->impls, "Two implementation keys of one run, side by side")->type_name("KEY_A,KEY_B");
   verb->add_option("--devices", flags->devices, "Two devices of one run with --devices, side by side (their indices)")
-      ->type_name("A,B");
+      ->type_name("A,B")
+      ->check(parsed_by(
+          [](const std::string& v) {
+            const std::size_t comma = v.find(',');
+            const auto index = [](const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; };
+            if (comma == std::string::npos || !index(v.substr(0, comma)) || !index(v.substr(comma + 1)))
+              throw InputError(fmt::format("'{}' is not two device indices: write them as 0,1", v));
+          }));
   verb->add_option("--json", flags->json_path, "Also write the comparison as JSON (reports/schema/compare.schema.json)")
       ->type_name("FILE");
   verb->add_option("--markdown", flags->markdown_path, "Also write it as Markdown (a pull-request comment)")
