@@ -11,6 +11,7 @@
 #include "model/checked_size.h"
 #include "model/dtype.h"
 #include "reference/reference.h"
+#include "session/execution/early_end.h"
 #include "session/execution/memory_admission.h"
 
 namespace opcert {
@@ -24,35 +25,26 @@ std::unique_ptr<PreparedCase> PreparedCase::prepare(BackendHandle& backend, cons
   early = blank_result(backend.name(), impl_key, c);
   if (options.memo) options.memo->begin(c);  // the last case let go before this one is admitted
   std::unique_ptr<PreparedCase> p;
-  const auto fail = [&](Status status, std::string message) -> std::unique_ptr<PreparedCase> {
-    early.status = status;
-    early.message = std::move(message);
-    early.phases = p ? p->phases_ : PhaseTimes{};
-    return nullptr;
-  };
-  const auto skip = [&](std::string_view reason, std::string message) {
-    early.skip_reason = reason;
-    return fail(Status::kSkipped, std::move(message));
-  };
+  const EarlyEnd<PreparedCase> end(early, p);
   if (options.device_index < 0 || static_cast<std::size_t>(options.device_index) >= backend.devices().size())
-    return fail(Status::kError, fmt::format("backend '{}' has no device {}", backend.name(), options.device_index));
+    return end.fail(Status::kError, fmt::format("backend '{}' has no device {}", backend.name(), options.device_index));
   const opcert_device device = backend.devices()[static_cast<std::size_t>(options.device_index)].device;
 
   p.reset(new PreparedCase(backend, impl_key, c, device, options));
   try {
     const SupportAnswer answer = backend.query(p->call_.call());
-    if (!answer.supported) return skip(skip_reason::kDeclined, answer.reason.empty() ? "unsupported" : answer.reason);
+    if (!answer.supported) return end.skip(skip_reason::kDeclined, answer.reason.empty() ? "unsupported" : answer.reason);
   } catch (const std::exception& e) {
-    return fail(Status::kError, fmt::format("query_op failed: {}", e.what()));
+    return end.fail(Status::kError, fmt::format("query_op failed: {}", e.what()));
   }
   // Admitted before anything is allocated: a case too big is SKIPPED with its figures, not left to
   // allocate until the timeout or the OOM killer ends it.
   const MemoryLimits limits =
       memory_limits(backend.devices()[static_cast<std::size_t>(options.device_index)], options.max_memory);
   try {
-    if (const std::string why = admission_refusal(case_footprint(c), limits); !why.empty()) return skip(skip_reason::kTooBig, why);
+    if (const std::string why = admission_refusal(case_footprint(c), limits); !why.empty()) return end.skip(skip_reason::kTooBig, why);
   } catch (const SizeError& e) {  // a case no suite loads (it refuses them): never run
-    return fail(Status::kError, e.what());
+    return end.fail(Status::kError, e.what());
   }
   try {
     const PhaseTimer timer(p->phases_.generate);
@@ -64,7 +56,7 @@ std::unique_ptr<PreparedCase> PreparedCase::prepare(BackendHandle& backend, cons
     p->inputs_ = options.memo ? options.memo->inputs(c, generate)
                               : std::make_shared<const std::vector<HostTensor>>(generate());
   } catch (const std::exception& e) {
-    return fail(Status::kError, fmt::format("cannot generate the inputs: {}", e.what()));
+    return end.fail(Status::kError, fmt::format("cannot generate the inputs: {}", e.what()));
   }
   try {
     const PhaseTimer timer(p->phases_.copy);
@@ -80,7 +72,7 @@ std::unique_ptr<PreparedCase> PreparedCase::prepare(BackendHandle& backend, cons
       p->call_.set_output_data(i, p->out_buffers_.back().data());
     }
   } catch (const std::exception& e) {
-    return fail(Status::kError, fmt::format("cannot place the operands on the device: {}", e.what()));
+    return end.fail(Status::kError, fmt::format("cannot place the operands on the device: {}", e.what()));
   }
   return p;
 }

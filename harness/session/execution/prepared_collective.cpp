@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "check/collectives/rank_check.h"
+#include "session/execution/early_end.h"
 #include "session/execution/prepared_case.h"
 #include "model/checked_size.h"
 #include "model/dtype.h"
@@ -31,27 +32,18 @@ std::unique_ptr<PreparedCollective> PreparedCollective::prepare(BackendHandle& b
   early = blank_result(backend.name(), impl_key, c);
   early.rank = place.rank;
   std::unique_ptr<PreparedCollective> p;
-  const auto fail = [&](Status status, std::string message) -> std::unique_ptr<PreparedCollective> {
-    early.status = status;
-    early.message = std::move(message);
-    early.phases = p ? p->phases_ : PhaseTimes{};
-    return nullptr;
-  };
-  const auto skip = [&](std::string_view reason, std::string message) {
-    early.skip_reason = reason;
-    return fail(Status::kSkipped, std::move(message));
-  };
+  const EarlyEnd<PreparedCollective> end(early, p);
   try {
     p.reset(new PreparedCollective(backend, impl_key, c, device, place));
   } catch (const std::exception& e) {
-    return fail(Status::kError, fmt::format("not a collective case: {}", e.what()));
+    return end.fail(Status::kError, fmt::format("not a collective case: {}", e.what()));
   }
-  if (const std::string why = collective_unrunnable(p->spec_, place.ranks); !why.empty()) return skip(skip_reason::kNotRunnable, why);
+  if (const std::string why = collective_unrunnable(p->spec_, place.ranks); !why.empty()) return end.skip(skip_reason::kNotRunnable, why);
   try {
     const SupportAnswer answer = backend.query(p->call_->call());
-    if (!answer.supported) return skip(skip_reason::kDeclined, answer.reason.empty() ? "unsupported" : answer.reason);
+    if (!answer.supported) return end.skip(skip_reason::kDeclined, answer.reason.empty() ? "unsupported" : answer.reason);
   } catch (const std::exception& e) {
-    return fail(Status::kError, fmt::format("query_op failed: {}", e.what()));
+    return end.fail(Status::kError, fmt::format("query_op failed: {}", e.what()));
   }
 
   try {
@@ -84,7 +76,7 @@ std::unique_ptr<PreparedCollective> PreparedCollective::prepare(BackendHandle& b
     p->call_->set_input_data(0, base + x_at);
     p->call_->set_output_data(0, base + p->y_offset_bytes_);
   } catch (const std::exception& e) {
-    return fail(Status::kError, fmt::format("cannot place the operands on the device: {}", e.what()));
+    return end.fail(Status::kError, fmt::format("cannot place the operands on the device: {}", e.what()));
   }
   return p;
 }
