@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "model/input_error.h"
+#include "session/planning/device_choice.h"
 
 namespace opcert {
 
@@ -42,11 +43,6 @@ std::vector<std::optional<int>> bench_lane_devices(const std::vector<RunTarget>&
   return std::vector<std::optional<int>>(chosen.begin(), chosen.end());
 }
 
-DeviceTag bench_device_tag(const BackendHandle& backend, int index) {
-  const auto& d = backend.devices().at(static_cast<std::size_t>(index));
-  return DeviceTag{index, d.name, this_host_name(), d.uuid, d.pci_bus_id};
-}
-
 std::vector<BenchJob> place_bench_jobs(std::vector<BenchJob> jobs, const std::vector<std::optional<int>>& lanes,
                                        DeviceMode mode) {
   if (mode != DeviceMode::kEach || lanes.size() < 2 || !lanes.front()) return jobs;
@@ -55,7 +51,7 @@ std::vector<BenchJob> place_bench_jobs(std::vector<BenchJob> jobs, const std::ve
   for (const std::optional<int>& device : lanes) {
     const std::size_t base = placed.size();
     for (BenchJob job : jobs) {
-      job.device = bench_device_tag(*job.backend, *device);
+      job.device = device_tag_of(*job.backend, *device);
       if (job.check) job.check->device = job.device;  // a check kept or judged before placing
       if (job.peer_job) *job.peer_job += base;
       if (job.copy_job) *job.copy_job += base;
@@ -92,7 +88,7 @@ bool time_units(std::vector<BenchJob>& jobs, const std::vector<BenchUnit>& units
         const std::lock_guard guard(lock);
         if (held[i]) continue;
       }
-      if (lanes[lane] && !jobs[i].device) jobs[i].device = bench_device_tag(*jobs[i].backend, *lanes[lane]);
+      if (lanes[lane] && !jobs[i].device) jobs[i].device = device_tag_of(*jobs[i].backend, *lanes[lane]);
       if (!workers[lane]->measure(jobs, i)) {
         stopped = true;
         return;

@@ -25,9 +25,6 @@ namespace opcert {
 /// InputError, before any worker starts, for an index a target lacks, naming it and its devices.
 std::vector<std::optional<int>> bench_lane_devices(const std::vector<RunTarget>& targets, const BenchSettings& s);
 
-/// The tag of `backend`'s device `index` on this host.
-DeviceTag bench_device_tag(const BackendHandle& backend, int index);
-
 /// With --device-mode each and more than one lane: `jobs` once per lane, each copy tagged with its
 /// lane's device and linked to its own peer's and copy's jobs. Otherwise `jobs` as they are (spread
 /// tags a job when a lane takes it).

@@ -4,8 +4,8 @@
 
 #include <stdexcept>
 
-#include "bench/bench_lanes.h"
 #include "bench/bench_protocol.h"
+#include "session/planning/device_choice.h"
 #include "session/job/stop_request.h"
 #include "session/worker/worker_launch.h"
 #include "util/duration.h"
@@ -48,7 +48,7 @@ std::chrono::milliseconds BenchWorkers::job_limit(const BenchSettings& s) {
 std::optional<DeviceTag> BenchWorkers::device_of(const BackendHandle& backend) const {
   if (!device_) return std::nullopt;
   // bench_lanes checked before any worker started that every backend has the device.
-  return bench_device_tag(backend, *device_);
+  return device_tag_of(backend, *device_);
 }
 
 WorkerSession& BenchWorkers::session_for(const BackendHandle& backend) {

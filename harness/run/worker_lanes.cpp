@@ -32,7 +32,6 @@ WorkerLaunch launch_for(const RunTarget& t, const Lane& lane, const Suite& suite
 std::vector<Lane> plan_lanes(const std::vector<RunTarget>& targets, const RunSettings& s, int rank, int local_rank,
                              int local_size) {
   std::vector<Lane> lanes;
-  const std::string host = s.devices ? this_host_name() : "";
   for (std::size_t t = 0; t < targets.size(); ++t) {
     const RunTarget& target = targets[t];
     if (!s.devices || target.peer) {
@@ -41,10 +40,7 @@ std::vector<Lane> plan_lanes(const std::vector<RunTarget>& targets, const RunSet
     }
     const auto& devices = target.backend->devices();
     const std::vector<int> chosen = resolve_devices(*s.devices, target.backend->name(), devices.size());
-    for (const int index : node_share(chosen, local_rank, local_size)) {
-      const auto& d = devices[static_cast<std::size_t>(index)];
-      lanes.push_back({t, DeviceTag{index, d.name, host, d.uuid, d.pci_bus_id}});
-    }
+    for (const int index : node_share(chosen, local_rank, local_size)) lanes.push_back({t, device_tag_of(*target.backend, index)});
   }
   return lanes;
 }

@@ -67,4 +67,9 @@ std::vector<int> node_share(const std::vector<int>& devices, int local_rank, int
   return share;
 }
 
+DeviceTag device_tag_of(const BackendHandle& backend, int index) {
+  const auto& d = backend.devices().at(static_cast<std::size_t>(index));
+  return DeviceTag{index, d.name, this_host_name(), d.uuid, d.pci_bus_id};
+}
+
 }  // namespace opcert

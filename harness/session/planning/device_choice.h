@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "loader/backend_handle.h"
+#include "model/device_tag.h"
+
 namespace opcert {
 
 /// The environment variable a worker is pinned with: the index of the one device it serves.
@@ -39,5 +42,9 @@ std::vector<int> resolve_devices(const DeviceChoice& choice, const std::string& 
 /// `local_size`-th of `devices` from position `local_rank`, so that the ranks of a node share its
 /// devices without overlap. A rank beyond the device count takes none.
 std::vector<int> node_share(const std::vector<int>& devices, int local_rank, int local_size);
+
+/// The tag of `backend`'s device `index` on this host: its name, UUID and PCI bus id as the backend
+/// reports them (ABI 1.4). `index` must be one of its devices (resolve_devices checked it).
+DeviceTag device_tag_of(const BackendHandle& backend, int index);
 
 }  // namespace opcert
