@@ -122,7 +122,10 @@ int serve(const WorkerFlags& flags, const CommonOptions& options) {
       if (!bench) throw std::runtime_error("a bench job for a worker started without --bench");
       return bench->measure(job, c);
     }
-    return WorkerAnswer{execute_case(backend, job.impl_key, c, options_for(c)), nullptr};
+    ExecutionOptions o = options_for(c);
+    // The runner bounds the backend's part of the case by --timeout, the harness's own by its limit.
+    o.phase_mark = [out = fds.out](bool backend_part) { write_all(out, encode_phase_mark(backend_part)); };
+    return WorkerAnswer{execute_case(backend, job.impl_key, c, o), nullptr};
   });
   return kExitOk;
 }

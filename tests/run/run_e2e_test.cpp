@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "bench/report_files.h"
@@ -358,6 +359,40 @@ TEST(RunEndToEnd, EachResultCarriesItsPhasesAndProfilePrintsThem) {
   const auto plain = run_opcert(crashy_args(dir.path() + "/plain") + " --no-peer --filter 'd2$'");
   EXPECT_EQ(plain.exit_code, 0) << plain.out << plain.err;
   EXPECT_EQ(plain.out.find("profile ("), std::string::npos) << "only with --profile: " << plain.out;
+}
+
+}  // namespace
+}  // namespace opcert::test
+
+namespace opcert::test {
+namespace {
+
+// --timeout bounds the backend's part of a case, not the harness's: a case whose inputs,
+// reference and check take longer than the timeout (64M elements, several seconds of the
+// harness's own work) while the backend's copies and call take a fraction of it PASSES, where a
+// timeout over the whole job made it TIMEOUT; the hang of the backend's call is still cut.
+TEST(RunEndToEnd, TheTimeoutBoundsTheBackendsPartNotTheHarnesss) {
+  TempDir dir;
+  const std::string suite = dir.path() + "/big.json";
+  {
+    std::ofstream f(suite);
+    f << R"({"suite_format": "1.0", "description": "A case whose harness work outlasts the timeout.", "cases": [
+      {"op": "softmax", "id": "softmax.big", "params": {"shape": [2, 33554432], "dtype": "fp32"}},
+      {"op": "softmax", "id": "softmax.hang", "params": {"shape": [5, 16], "dtype": "fp32"}}]})";
+  }
+  const std::string out = dir.path() + "/out";
+  const auto r = run_opcert(std::string("run --plugin ") + TEST_CRASHY_PLUGIN + " --backend crashy --no-peer --suite " +
+                            suite + " --out " + out + " --timeout 2.5 --progress plain --profile");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;  // the hang
+  const auto results = read_jsonl(fs::path(out) / "results.jsonl");
+  const std::map<std::string, std::string> expected{{"softmax.big", "PASSED"}, {"softmax.hang", "TIMEOUT"}};
+  EXPECT_EQ(statuses(results, "crashy"), expected) << r.out << r.err;
+  for (const auto& res : results) {
+    if (res.at("case") != "softmax.big" || !res.contains("phases")) continue;
+    const json& p = res.at("phases");
+    const double harness = p.at("generate").get<double>() + p.at("reference").get<double>() + p.at("check").get<double>();
+    EXPECT_GT(harness, 2.5) << "the case must outlast the timeout for the test to mean anything: " << p.dump();
+  }
 }
 
 }  // namespace

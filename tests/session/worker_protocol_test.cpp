@@ -128,3 +128,18 @@ TEST(WorkerProtocol, InvalidUtf8InAMessageDoesNotBreakTheLine) {
 
 }  // namespace
 }  // namespace opcert
+
+namespace opcert {
+namespace {
+
+TEST(WorkerProtocol, PhaseMarksRoundTripAndNothingElseIsOne) {
+  EXPECT_EQ(decode_phase_mark(encode_phase_mark(true)), std::optional<bool>(true));
+  EXPECT_EQ(decode_phase_mark(encode_phase_mark(false)), std::optional<bool>(false));
+  EXPECT_EQ(encode_phase_mark(true).back(), '\n') << "one message, one line";
+  EXPECT_EQ(decode_phase_mark(R"({"phase":"backend","case":"x"})"), std::nullopt);
+  EXPECT_EQ(decode_phase_mark(R"({"phase":"other"})"), std::nullopt);
+  EXPECT_EQ(decode_phase_mark(encode_result(CaseResult{})), std::nullopt) << "a result is never a mark";
+}
+
+}  // namespace
+}  // namespace opcert

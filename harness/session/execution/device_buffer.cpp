@@ -12,6 +12,7 @@ namespace {
 constexpr std::byte kCanary{0xA5};
 constexpr std::byte kUnwritten{0xFF};
 constexpr uint64_t kAlignment = 256;
+constexpr std::size_t kFillBlockBytes = std::size_t{4} << 20;  // the 0xFF fill's host block
 
 }  // namespace
 
@@ -47,10 +48,16 @@ DeviceBuffer DeviceBuffer::input(BackendHandle& backend, opcert_device device, c
 
 DeviceBuffer DeviceBuffer::guarded_output(BackendHandle& backend, opcert_device device, std::size_t bytes) {
   DeviceBuffer b(backend, device, bytes, true);
-  std::vector<std::byte> image(bytes + 2 * kGuardBytes, kUnwritten);
-  std::fill_n(image.begin(), kGuardBytes, kCanary);
-  std::fill_n(image.end() - kGuardBytes, kGuardBytes, kCanary);
-  backend.copy(device, OPCERT_COPY_HOST_TO_DEVICE, b.base_, image.data(), image.size());
+  // The guards and the 0xFF fill go in pieces from one small host block: an image of the whole
+  // buffer on the host would cost a big output its size again in fresh pages to fill and copy.
+  const std::vector<std::byte> canary(kGuardBytes, kCanary);
+  auto* base = static_cast<std::byte*>(b.base_);
+  backend.copy(device, OPCERT_COPY_HOST_TO_DEVICE, base, canary.data(), kGuardBytes);
+  backend.copy(device, OPCERT_COPY_HOST_TO_DEVICE, base + kGuardBytes + bytes, canary.data(), kGuardBytes);
+  const std::vector<std::byte> unwritten(std::min(bytes, kFillBlockBytes), kUnwritten);
+  for (std::size_t at = 0; at < bytes; at += unwritten.size())
+    backend.copy(device, OPCERT_COPY_HOST_TO_DEVICE, base + kGuardBytes + at, unwritten.data(),
+                 std::min(unwritten.size(), bytes - at));
   return b;
 }
 
@@ -58,28 +65,28 @@ void* DeviceBuffer::data() const { return static_cast<char*>(base_) + (guarded_ 
 
 std::string DeviceBuffer::read_back(std::vector<std::byte>& tensor_bytes) {
   tensor_bytes.resize(tensor_bytes_);
-  if (!guarded_) {
-    if (tensor_bytes_ != 0) backend_->copy(device_, OPCERT_COPY_DEVICE_TO_HOST, tensor_bytes.data(), base_, tensor_bytes_);
-    return "";
-  }
-  std::vector<std::byte> image(tensor_bytes_ + 2 * kGuardBytes);
-  backend_->copy(device_, OPCERT_COPY_DEVICE_TO_HOST, image.data(), base_, image.size());
-  std::copy_n(image.begin() + kGuardBytes, tensor_bytes_, tensor_bytes.begin());
-  const auto changed = [&](std::size_t from, std::size_t to) {
-    std::size_t count = 0, first = to;
-    for (std::size_t i = from; i < to; ++i)
-      if (image[i] != kCanary) {
+  auto* base = static_cast<std::byte*>(base_);
+  const std::size_t front = guarded_ ? kGuardBytes : 0;
+  if (tensor_bytes_ != 0)
+    backend_->copy(device_, OPCERT_COPY_DEVICE_TO_HOST, tensor_bytes.data(), base + front, tensor_bytes_);
+  if (!guarded_) return "";
+  std::vector<std::byte> before(kGuardBytes), after(kGuardBytes);
+  backend_->copy(device_, OPCERT_COPY_DEVICE_TO_HOST, before.data(), base, kGuardBytes);
+  backend_->copy(device_, OPCERT_COPY_DEVICE_TO_HOST, after.data(), base + kGuardBytes + tensor_bytes_, kGuardBytes);
+  const auto changed = [](const std::vector<std::byte>& guard) {
+    std::size_t count = 0, first = guard.size();
+    for (std::size_t i = 0; i < guard.size(); ++i)
+      if (guard[i] != kCanary) {
         ++count;
         first = std::min(first, i);
       }
     return std::pair{count, first};
   };
-  if (auto [count, first] = changed(0, kGuardBytes); count > 0)
+  if (auto [count, first] = changed(before); count > 0)
     return fmt::format("{} byte(s) written before the start (first at byte {})", count,
                        static_cast<long long>(first) - static_cast<long long>(kGuardBytes));
-  if (auto [count, first] = changed(kGuardBytes + tensor_bytes_, image.size()); count > 0)
-    return fmt::format("{} byte(s) written past the end (first at byte +{} after it)", count,
-                       first - kGuardBytes - tensor_bytes_);
+  if (auto [count, first] = changed(after); count > 0)
+    return fmt::format("{} byte(s) written past the end (first at byte +{} after it)", count, first);
   return "";
 }
 

@@ -36,6 +36,10 @@ struct ExecutionOptions {
   /// Where the inputs and the reference of the last case are kept for the next implementation of
   /// the same case (case_memo.h); none: each job generates and computes its own.
   std::shared_ptr<CaseMemo> memo;
+  /// Told as the case passes from the harness's own work (the inputs, the reference, the check:
+  /// false) to the backend's (its copies and its call: true) and back, so that a worker's runner
+  /// bounds each part with its own limit (session/worker/worker_protocol.h); none: not told.
+  std::function<void(bool backend)> phase_mark;
 };
 
 /// The options of case `c` under `platform` (may be null): its tolerance override for the case's

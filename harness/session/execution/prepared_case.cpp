@@ -46,6 +46,10 @@ std::unique_ptr<PreparedCase> PreparedCase::prepare(BackendHandle& backend, cons
   } catch (const SizeError& e) {  // a case no suite loads (it refuses them): never run
     return end.fail(Status::kError, e.what());
   }
+  const auto mark = [&options](bool backend) {
+    if (options.phase_mark) options.phase_mark(backend);
+  };
+  mark(false);
   try {
     const PhaseTimer timer(p->phases_.generate);
     const auto generate = [&c] {
@@ -58,6 +62,7 @@ std::unique_ptr<PreparedCase> PreparedCase::prepare(BackendHandle& backend, cons
   } catch (const std::exception& e) {
     return end.fail(Status::kError, fmt::format("cannot generate the inputs: {}", e.what()));
   }
+  mark(true);
   try {
     const PhaseTimer timer(p->phases_.copy);
     const std::vector<HostTensor>& inputs = *p->inputs_;
@@ -136,6 +141,7 @@ CaseResult PreparedCase::check_outputs() {
     return finish(Status::kError, e.what());
   }
 
+  if (options_.phase_mark) options_.phase_mark(false);
   try {
     CaseMemo::Golden golden;
     {

@@ -53,6 +53,19 @@ std::string encode_answer(const WorkerAnswer& answer) {
   return doc.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
+std::string encode_phase_mark(bool backend) {
+  return backend ? "{\"phase\":\"backend\"}\n" : "{\"phase\":\"harness\"}\n";
+}
+
+std::optional<bool> decode_phase_mark(const std::string& line) {
+  // Exact lines only: a result is an object with other fields, never one of these.
+  std::string_view text(line);
+  if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  if (text == R"({"phase":"backend"})") return true;
+  if (text == R"({"phase":"harness"})") return false;
+  return std::nullopt;
+}
+
 JobRequest decode_job(const std::string& line) {
   const json doc = parse_object(line, "job");
   JobRequest job{string_field(doc, "case", "job"), string_field(doc, "impl", "job"), nullptr};

@@ -3,6 +3,10 @@
 //   worker -> runner, once at start:  {"opcert_worker":1,"backend":"cpu","cases":142}
 //                          or else:   {"opcert_worker":1,"fatal":"why the worker cannot serve"}
 //   runner -> worker, per job:        {"case":"softmax.f32.t4n7","impl":"cpu.softmax.rowwise"}
+//   worker -> runner, during a job:   {"phase":"harness"} or {"phase":"backend"}, as a conformance
+//                                     job passes from the harness's own work (inputs, reference,
+//                                     check) to the backend's (its copies and its call) and back:
+//                                     --timeout bounds the backend's part, not the harness's
 //   worker -> runner, per job:        the CaseResult as model/case_result_json.h encodes it
 //
 // A bench job (`opcert bench`, bench/bench_protocol.h) adds a "bench" object to the job, and its
@@ -50,6 +54,11 @@ std::string encode_job(const JobRequest& job);
 std::string encode_hello(const WorkerHello& hello);
 std::string encode_result(const CaseResult& result);
 std::string encode_answer(const WorkerAnswer& answer);
+
+/// The line that says a job's work has passed to the backend (true) or to the harness (false).
+std::string encode_phase_mark(bool backend);
+/// Whether `line` is a phase mark, and which: nullopt for any other line.
+std::optional<bool> decode_phase_mark(const std::string& line);
 
 /// Each throws std::runtime_error saying what is wrong with the line.
 JobRequest decode_job(const std::string& line);

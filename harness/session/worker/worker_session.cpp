@@ -25,6 +25,10 @@ std::string seconds_text(std::chrono::milliseconds d) {
 
 }  // namespace
 
+std::chrono::milliseconds harness_phase_limit(std::chrono::milliseconds timeout) {
+  return std::max<std::chrono::milliseconds>(10 * timeout, std::chrono::minutes(10));
+}
+
 WorkerAnswer WorkerSession::synthesized(const JobRequest& job, const Case& c, Status status, const std::string& message,
                                         double duration_ms) const {
   CaseResult r = blank_result(launch_.backend, job.impl_key, c);
@@ -143,12 +147,34 @@ std::optional<WorkerAnswer> WorkerSession::run_untagged(const JobRequest& job, c
 
   const auto t0 = Clock::now();
   std::string line;
-  switch (process_->read_line(line, t0 + timeout, stop)) {
+  // The backend's part of the job (its query, copies and call) has --timeout; the harness's own
+  // (inputs, reference, check), told by the worker's phase marks, has harness_phase_limit.
+  bool backend_part = true;
+  Clock::time_point deadline = t0 + timeout;
+  WorkerProcess::Read read;
+  for (;;) {
+    read = process_->read_line(line, deadline, stop);
+    if (read != WorkerProcess::Read::kLine) break;
+    const std::optional<bool> mark = decode_phase_mark(line);
+    if (!mark) break;
+    backend_part = *mark;
+    deadline = Clock::now() + (backend_part ? timeout : harness_phase_limit(timeout));
+  }
+  switch (read) {
     case WorkerProcess::Read::kStopped:
       process_.reset();
       return std::nullopt;
     case WorkerProcess::Read::kTimeout:
       process_.reset();  // kills it
+      if (!backend_part) {
+        const std::string limit = seconds_text(harness_phase_limit(timeout));
+        log("killed the worker: the harness's own work on case '" + c.id + "' (inputs, reference, check) took over " +
+            limit);
+        return synthesized(job, c, Status::kError,
+                           "the harness's own work on the case (its inputs, reference or check) did not end within " +
+                               limit + "; the worker was killed and restarted",
+                           ms_since(t0));
+      }
       log("killed the worker: no result for case '" + c.id + "' on '" + job.impl_key + "' within " +
           seconds_text(timeout));
       return synthesized(job, c, Status::kTimeout,

@@ -32,6 +32,11 @@ struct WorkerLaunch {
   std::chrono::milliseconds startup_timeout{120000};
 };
 
+/// How long the harness's own part of a job (inputs, reference, check) may take before the worker
+/// is taken for hung: ten times the case's timeout, and at least 10 minutes (a model case's inputs
+/// are gigabytes, and side-by-side workers share the cores).
+std::chrono::milliseconds harness_phase_limit(std::chrono::milliseconds timeout);
+
 class WorkerSession {
  public:
   explicit WorkerSession(WorkerLaunch launch) : launch_(std::move(launch)) {}
