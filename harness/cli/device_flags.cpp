@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+
 #include "cli/flag_checks.h"
 #include "model/input_error.h"
 #include "ranks/launch_env.h"
@@ -27,6 +29,31 @@ void add_device_mode_flag(CLI::App& verb, DeviceMode& mode) {
                       device_mode_name(mode)))
       ->type_name("spread|each")
       ->check(one_of({"spread", "each"}));
+}
+
+namespace {
+
+constexpr int kMostWorkers = 64;  // per backend and device: past it, a typo rather than a plan
+
+int parse_workers(const std::string& text) {
+  if (text == "auto") return 0;
+  int n = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (error != std::errc() || end != text.data() + text.size() || n < 1 || n > kMostWorkers)
+    throw InputError(fmt::format("--workers '{}': give 'auto' or a count from 1 to {}", text, kMostWorkers));
+  return n;
+}
+
+}  // namespace
+
+void add_workers_flag(CLI::App& verb, int& workers) {
+  verb.add_option_function<std::string>(
+          "--workers", [&workers](const std::string& text) { workers = parse_workers(text); },
+          "Workers per backend per device, side by side, sharing its cases a case at a time (the inputs and the "
+          "reference made once per case); the cases running at once stay within the host's and the device's "
+          "memory. Default: auto, one per two cores for each backend and device, 1 to 4")
+      ->type_name("N|auto")
+      ->check(parsed_by([](const std::string& text) { (void)parse_workers(text); }));
 }
 
 DeviceRun::DeviceRun(const std::string& text) {

@@ -20,6 +20,10 @@ void add_devices_flag(CLI::App& verb, std::string& text);
 /// Adds --device-mode spread|each to a verb; `mode` holds its default and receives its value.
 void add_device_mode_flag(CLI::App& verb, DeviceMode& mode);
 
+/// Adds --workers N|auto to a verb: workers per backend per device, sharing its cases (run/
+/// worker_lanes.h); `workers` receives N, or 0 for auto (its default).
+void add_workers_flag(CLI::App& verb, int& workers);
+
 /// What --devices makes of a run: the device choice (nullopt without the flag) and, when an MPI
 /// launcher started more than one rank, the world they share (finalised on destruction).
 class DeviceRun {

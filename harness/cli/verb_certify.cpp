@@ -29,6 +29,7 @@ struct CertifyFlags {
   std::string golden;
   std::string devices;  // --devices, "" when not given
   DeviceMode device_mode = DeviceMode::kEach;  // a node's certificate must name a bad device
+  int workers = 0;                              // --workers, 0 for auto
 };
 
 // The plan's suites run one after the other on the one selected backend, as `opcert run` runs a
@@ -76,6 +77,7 @@ int certify(const CertifyFlags& f, const CommonOptions& options, const PeerOptio
     s.environment = environment_inputs(*registry, s.peer);
     s.devices = devices.choice();
     s.device_mode = f.device_mode;
+    s.workers = f.workers;
     s.world = devices.world();
     use_golden_set(golden[i], s);
     if (devices.writes())
@@ -117,6 +119,7 @@ void add_certify_verb(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   add_devices_flag(*verb, flags->devices);
   add_device_mode_flag(*verb, flags->device_mode);
+  add_workers_flag(*verb, flags->workers);
   add_golden_flag(*verb, flags->golden);
 
   verb->callback([options, flags, peer, &exit_code] { exit_code = certify(*flags, *options, *peer); });

@@ -36,6 +36,7 @@ struct RunFlags {
   std::string devices;  // --devices, "" when not given
   DeviceMode device_mode = DeviceMode::kSpread;  // a user with more devices wants the run done sooner
   bool profile = false;  // --profile
+  int workers = 0;       // --workers, 0 for auto
 };
 
 // Collectives run across ranks in-process, compute ops in worker processes: a run is one or the
@@ -104,6 +105,7 @@ int run_compute_suite(const RunFlags& flags, RunSettings& s, const Suite& suite,
   const DeviceRun devices(flags.devices);
   s.devices = devices.choice();
   s.device_mode = flags.device_mode;
+  s.workers = flags.workers;
   s.world = devices.world();
   if (s.world && !flags.session.baseline.baseline.empty())
     throw InputError("--baseline with ranks of an MPI job: compare rank 0's output afterwards with `opcert compare`");
@@ -148,6 +150,7 @@ void add_run_verb(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   add_devices_flag(*verb, flags->devices);
   add_device_mode_flag(*verb, flags->device_mode);
+  add_workers_flag(*verb, flags->workers);
   verb->add_flag("--profile", flags->profile, "At the end, print where the time went: each phase per backend (docs/CLI.md)");
   add_golden_flag(*verb, flags->golden);
   add_after_session_flags(*verb, flags->session);

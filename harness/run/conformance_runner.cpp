@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include "model/exit_codes.h"
 #include "model/input_error.h"
@@ -27,15 +28,18 @@
 #include "session/job/stop_request.h"
 #include "session/planning/job_list.h"
 #include "session/planning/job_shares.h"
+#include "session/worker/worker_session.h"
 
 namespace opcert {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// How long a rank may be silent: a case ends within its timeout, a worker starts within its own.
+// How long a rank may be silent: a case's backend part ends within its timeout and the harness's
+// parts before and after it within their limit each, a worker starts within its own.
 std::chrono::milliseconds rank_silence_limit(const RunSettings& s) {
-  return s.timeout + std::max<std::chrono::milliseconds>(std::chrono::seconds(120), s.timeout) + std::chrono::seconds(60);
+  return s.timeout + 2 * harness_phase_limit(s.timeout) + std::max<std::chrono::milliseconds>(std::chrono::seconds(120), s.timeout) +
+         std::chrono::seconds(60);
 }
 
 // The lanes of one target, in lane order.
@@ -139,11 +143,8 @@ int run_as_member(World& world, const std::vector<RunTarget>& targets, const std
                           },
                           [](const std::string& line) { fmt::print(stderr, "opcert: {}\n", line); }};
   install_stop_handlers();
-  bool complete = true;
-  for (std::size_t t = 0; t < targets.size() && complete; ++t) {
-    const auto mine = lanes_of(lanes, t);
-    if (!mine.empty()) complete = run_lanes(mine, targets, jobs, jobs_to_run(jobs, suite, t, owners, rank, {}), suite, s, logs, events);
-  }
+  const bool complete = run_lanes(lanes, targets, jobs, todo_by_target(jobs, suite, targets.size(), owners, rank, {}),
+                                  suite, s, logs, events);
   uplink.done(complete, log_dir);
   std::error_code ec;
   std::filesystem::remove_all(log_dir, ec);
@@ -156,7 +157,8 @@ JobRecord conformance_job(const RunReport& header, const std::vector<RunTarget>&
                           const RunSettings& s) {
   nlohmann::json placed = nlohmann::json::array();
   for (const Lane& l : lanes)
-    placed.push_back({{"backend", targets[l.target].backend->name()}, {"device", l.device ? l.device->index : -1}});
+    if (l.slot == 0)  // one entry per backend and device, however many workers (--workers) share it
+      placed.push_back({{"backend", targets[l.target].backend->name()}, {"device", l.device ? l.device->index : -1}});
   nlohmann::json fields{{"timeout_ms", s.timeout.count()}, {"lanes", placed}};
   if (s.devices) fields["device_mode"] = device_mode_name(s.device_mode);
   return job_record(header, s, fields);
@@ -187,8 +189,9 @@ std::optional<Resumed> resumed_results(const JobSitting& sitting, const std::fil
 int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, const RunSettings& s) {
   const auto jobs = plan_checked_jobs(backend_plans(targets), suite, s.filter, s.impl_selection);
   World* world = s.world != nullptr && s.world->size() > 1 ? s.world : nullptr;
-  const std::vector<Lane> lanes = world ? plan_lanes(targets, s, world->rank(), world->local_rank(), world->local_size())
-                                        : plan_lanes(targets, s, 0, 0, 1);
+  const unsigned cores = std::thread::hardware_concurrency();
+  const std::vector<Lane> lanes = world ? plan_lanes(targets, s, world->rank(), world->local_rank(), world->local_size(), cores)
+                                        : plan_lanes(targets, s, 0, 0, 1, cores);
   if (world && world->rank() != 0) return run_as_member(*world, targets, jobs, lanes, suite, s);
   const bool spread = s.device_mode == DeviceMode::kSpread;
 
@@ -262,14 +265,9 @@ int run_conformance(const std::vector<RunTarget>& targets, const Suite& suite, c
   } join_merger{merger};
 
   install_stop_handlers();
-  bool interrupted = false;
   const LaneLogs logs{(s.out_dir / "logs").string(), ""};
-  for (std::size_t t = 0; t < targets.size() && !interrupted; ++t) {
-    const auto mine = lanes_of(lanes, t);
-    if (!mine.empty())
-      interrupted = !run_lanes(mine, targets, jobs, jobs_to_run(jobs, suite, t, owners, 0, kept_spread), suite, s, logs,
-                               events, kept_each);
-  }
+  bool interrupted = !run_lanes(lanes, targets, jobs, todo_by_target(jobs, suite, targets.size(), owners, 0, kept_spread),
+                                suite, s, logs, events, kept_each);
   std::vector<std::string> lost_ranks;
   if (merger) {
     if (interrupted || stop_requested()) merger->stop_after(RankMerger::kStopGrace);

@@ -41,4 +41,12 @@ std::vector<std::size_t> jobs_to_run(const std::vector<Job>& jobs, const Suite& 
   return todo;
 }
 
+std::vector<std::vector<std::size_t>> todo_by_target(const std::vector<Job>& jobs, const Suite& suite, std::size_t targets,
+                                                     const std::vector<int>& owners, int rank,
+                                                     const std::set<std::string>& finished) {
+  std::vector<std::vector<std::size_t>> todo;
+  for (std::size_t t = 0; t < targets; ++t) todo.push_back(jobs_to_run(jobs, suite, t, owners, rank, finished));
+  return todo;
+}
+
 }  // namespace opcert

@@ -28,4 +28,9 @@ std::vector<int> share_job_owners(World& world, const std::vector<int>& owners, 
 std::vector<std::size_t> jobs_to_run(const std::vector<Job>& jobs, const Suite& suite, std::size_t target,
                                      const std::vector<int>& owners, int rank, const std::set<std::string>& finished);
 
+/// jobs_to_run for each of `targets` targets, by target index.
+std::vector<std::vector<std::size_t>> todo_by_target(const std::vector<Job>& jobs, const Suite& suite, std::size_t targets,
+                                                     const std::vector<int>& owners, int rank,
+                                                     const std::set<std::string>& finished);
+
 }  // namespace opcert

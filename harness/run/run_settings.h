@@ -25,6 +25,9 @@ struct RunSettings : SessionSettings {
   /// --device-mode: whether the chosen devices (and ranks) share the cases or each runs them all.
   /// `opcert run` defaults to spread, certify to each (docs/CLI.md, "Devices").
   DeviceMode device_mode = DeviceMode::kEach;
+  /// --workers: workers per backend per device, sharing its cases; 0 is auto (run/worker_lanes.h,
+  /// workers_per_place: from the host's cores).
+  int workers = 0;
   /// The ranks of an MPI job that share the run (--devices under mpirun or srun): each takes its
   /// share of its node's devices (and, spread, of the cases) and rank 0 writes the outputs. Null:
   /// this process alone.

@@ -4,9 +4,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <exception>
+#include <map>
+#include <memory>
 #include <thread>
 
+#include "run/case_queue.h"
+#include "run/memory_gate.h"
+#include "session/execution/memory_admission.h"
 #include "session/job/job_record.h"
 #include "session/job/repro.h"
 #include "session/job/run_paths.h"
@@ -17,78 +23,197 @@
 namespace opcert {
 namespace {
 
+// Of what the host has available, and of a device's memory, what the cases running at once may
+// reserve: the rest is for what no footprint counts (the workers themselves, a device's contexts
+// and libraries, an allocator's cache, a case a worker still holds between two of its cases).
+constexpr uint64_t kHostShareNum = 3, kHostShareDen = 4;
+constexpr uint64_t kDeviceShareNum = 4, kDeviceShareDen = 5;
+
 std::string session_log(const LaneLogs& logs, const RunTarget& t, const Lane& lane) {
-  return (std::filesystem::path(logs.log_dir) / worker_log_file(t.backend->name(), lane.device)).string();
+  return (std::filesystem::path(logs.log_dir) / worker_log_file(t.backend->name(), lane.device, lane.slot)).string();
 }
 
+// Side by side, the workers' OpenMP threads (the inputs' generation, LibTorch's reference) are
+// more than the cores: they wait passively, so that a thread waiting at a barrier does not spin
+// away a core another worker needs, and each keeps all the cores for when it runs alone (a
+// model case's gigabytes of inputs, the run's last case). A user's OMP_WAIT_POLICY stands.
 WorkerLaunch launch_for(const RunTarget& t, const Lane& lane, const Suite& suite, const RunSettings& s,
-                        const LaneLogs& logs) {
-  return worker_launch(t.backend->name(), lane.device, suite, s, logs.log_dir, logs.shown_prefix,
-                       std::max<std::chrono::milliseconds>(std::chrono::seconds(120), s.timeout));
+                        const LaneLogs& logs, bool side_by_side) {
+  WorkerLaunch launch = worker_launch(t.backend->name(), lane.device, suite, s, logs.log_dir, logs.shown_prefix,
+                                      std::max<std::chrono::milliseconds>(std::chrono::seconds(120), s.timeout), lane.slot);
+  if (side_by_side && std::getenv("OMP_WAIT_POLICY") == nullptr) launch.environment.push_back("OMP_WAIT_POLICY=passive");
+  return launch;
 }
+
+// The description of the device a lane runs on (its first without --devices), or null.
+const DeviceDescription* lane_device(const RunTarget& t, const Lane& lane) {
+  const auto& devices = t.backend->devices();
+  const std::size_t index = lane.device ? static_cast<std::size_t>(lane.device->index) : 0;
+  return index < devices.size() ? &devices[index] : nullptr;
+}
+
+bool device_is_host(const DeviceDescription* d) { return d == nullptr || d->device.type == OPCERT_DEVICE_CPU; }
+
+// Which queue a lane takes from: its target's, and with --device-mode each its device's too.
+std::pair<std::size_t, int> queue_key(const Lane& lane, bool shared) {
+  return {lane.target, shared || !lane.device ? -1 : lane.device->index};
+}
+
+// The memory gates of one run: the host's, and one per device (by index: a peer's device 0 and a
+// backend's are the same GPU).
+class Gates {
+ public:
+  Gates(const std::vector<Lane>& lanes, const std::vector<RunTarget>& targets)
+      : host_(lanes.size() > 1 ? host_available_bytes().value_or(0) / kHostShareDen * kHostShareNum : 0) {
+    for (const Lane& lane : lanes) {
+      const DeviceDescription* d = lane_device(targets[lane.target], lane);
+      if (lanes.size() < 2 || device_is_host(d)) continue;
+      const int index = lane.device ? lane.device->index : 0;
+      const uint64_t capacity = d->memory_bytes / kDeviceShareDen * kDeviceShareNum;
+      auto& gate = devices_[index];
+      if (!gate || (capacity > 0 && capacity < gate->capacity())) gate = std::make_unique<MemoryGate>(capacity);
+    }
+  }
+  MemoryGate& host() { return host_; }
+  MemoryGate* device(const Lane& lane) {
+    const auto it = devices_.find(lane.device ? lane.device->index : 0);
+    return it == devices_.end() ? nullptr : it->second.get();
+  }
+
+ private:
+  MemoryGate host_;
+  std::map<int, std::unique_ptr<MemoryGate>> devices_;
+};
+
+// A case's memory, held while one lane runs its jobs.
+class GroupHold {
+ public:
+  GroupHold(Gates& gates, const Lane& lane, const CaseGroup& g, const std::function<bool()>& stop)
+      : host_(&gates.host()), device_(gates.device(lane)), group_(&g) {
+    if (!host_->acquire(g.host_bytes, stop)) return;
+    if (device_ != nullptr && !device_->acquire(g.device_bytes, stop)) {
+      host_->release(g.host_bytes);
+      return;
+    }
+    held_ = true;
+  }
+  ~GroupHold() {
+    if (!held_) return;
+    if (device_ != nullptr) device_->release(group_->device_bytes);
+    host_->release(group_->host_bytes);
+  }
+  GroupHold(const GroupHold&) = delete;
+  GroupHold& operator=(const GroupHold&) = delete;
+  bool held() const { return held_; }
+
+ private:
+  MemoryGate* host_;
+  MemoryGate* device_;
+  const CaseGroup* group_;
+  bool held_ = false;
+};
 
 }  // namespace
 
+int workers_per_place(int asked, std::size_t places, unsigned cores, int local_size) {
+  if (asked > 0) return asked;
+  const unsigned mine = std::max(1u, cores / static_cast<unsigned>(std::max(1, local_size)));
+  const auto per_place = mine / (2 * static_cast<unsigned>(std::max<std::size_t>(1, places)));
+  return static_cast<int>(std::clamp(per_place, 1u, 4u));
+}
+
 std::vector<Lane> plan_lanes(const std::vector<RunTarget>& targets, const RunSettings& s, int rank, int local_rank,
-                             int local_size) {
-  std::vector<Lane> lanes;
+                             int local_size, unsigned cores) {
+  std::vector<Lane> places;
   for (std::size_t t = 0; t < targets.size(); ++t) {
     const RunTarget& target = targets[t];
     if (!s.devices || target.peer) {
-      if (rank == 0 || s.device_mode == DeviceMode::kSpread) lanes.push_back({t, std::nullopt});
+      if (rank == 0 || s.device_mode == DeviceMode::kSpread) places.push_back({t, std::nullopt});
       continue;
     }
     const auto& devices = target.backend->devices();
     const std::vector<int> chosen = resolve_devices(*s.devices, target.backend->name(), devices.size());
-    for (const int index : node_share(chosen, local_rank, local_size)) lanes.push_back({t, device_tag_of(*target.backend, index)});
+    for (const int index : node_share(chosen, local_rank, local_size)) places.push_back({t, device_tag_of(*target.backend, index)});
   }
+  const int workers = workers_per_place(s.workers, places.size(), cores, local_size);
+  std::vector<Lane> lanes;
+  for (const Lane& place : places)
+    for (int slot = 0; slot < workers; ++slot) lanes.push_back({place.target, place.device, slot});
   return lanes;
 }
 
 std::size_t lane_result_count(const std::vector<Lane>& lanes, std::size_t todo, DeviceMode mode) {
   if (lanes.empty()) return 0;
-  return mode == DeviceMode::kSpread ? todo : lanes.size() * todo;
+  if (mode == DeviceMode::kSpread) return todo;
+  std::set<int> devices;
+  for (const Lane& l : lanes) devices.insert(l.device ? l.device->index : -1);
+  return devices.size() * todo;
 }
 
 bool run_lanes(const std::vector<Lane>& lanes, const std::vector<RunTarget>& targets, const std::vector<Job>& jobs,
-               const std::vector<std::size_t>& todo, const Suite& suite, const RunSettings& s, const LaneLogs& logs,
-               const LaneEvents& events, const std::set<std::string>& finished) {
+               const std::vector<std::vector<std::size_t>>& todo, const Suite& suite, const RunSettings& s,
+               const LaneLogs& logs, const LaneEvents& events, const std::set<std::string>& finished) {
   std::atomic<bool> stopped{false};
-  std::atomic<std::size_t> next_shared{0};  // spread: the queue's head, shared by the lanes
   const bool shared = s.device_mode == DeviceMode::kSpread;
   const ReproContext repro{s.repro_suite, s.seed, s.repro_options};
   const std::function<bool()> stop = [] { return stop_requested(); };
+
+  std::map<std::pair<std::size_t, int>, std::size_t> lanes_on;
+  for (const Lane& lane : lanes) ++lanes_on[queue_key(lane, shared)];
+  std::map<std::pair<std::size_t, int>, std::unique_ptr<CaseQueue>> queues;
+  for (const Lane& lane : lanes) {
+    auto& queue = queues[queue_key(lane, shared)];
+    if (queue) continue;
+    const std::vector<std::size_t> none;
+    const std::vector<std::size_t>& mine = lane.target < todo.size() ? todo[lane.target] : none;
+    queue = std::make_unique<CaseQueue>(jobs, mine, suite, device_is_host(lane_device(targets[lane.target], lane)),
+                                        lanes_on[queue_key(lane, shared)] > 1);
+  }
+  Gates gates(lanes, targets);
+
   const auto run_one = [&](const Lane& lane) {
     const RunTarget& target = targets[lane.target];
-    WorkerSession session(launch_for(target, lane, suite, s, logs));
+    CaseQueue& queue = *queues.at(queue_key(lane, shared));
     const std::optional<int> device = lane.device ? std::optional<int>(lane.device->index) : std::nullopt;
-    std::size_t next_own = 0;
-    for (;;) {
-      const std::size_t position = shared ? next_shared++ : next_own++;
-      if (position >= todo.size()) break;
-      const Job& job = jobs[todo[position]];
+    std::unique_ptr<WorkerSession> session;  // started with its first case: a lane with none starts none
+    while (const CaseGroup* group = queue.next()) {
       if (stop_requested()) {
         stopped = true;
         break;
       }
-      const Case& c = suite.cases[job.case_index];
-      if (!finished.empty() && finished.contains(result_identity(job.backend, job.impl_key, c.id, device))) continue;
-      events.started({job.backend, job.impl_key, c.id});
-      auto result = session.run({c.id, job.impl_key}, c, s.timeout, stop);
-      if (!result) {
+      const GroupHold hold(gates, lane, *group, stop);
+      if (!hold.held()) {
         stopped = true;
         break;
       }
-      if (result->repro.empty())
-        result->repro = repro_line(target.backend->name(), target.backend->source(), job.impl_key, c.id, repro, device);
-      events.done(std::move(*result), job.peer);
+      for (const std::size_t j : group->jobs) {
+        const Job& job = jobs[j];
+        const Case& c = suite.cases[job.case_index];
+        if (!finished.empty() && finished.contains(result_identity(job.backend, job.impl_key, c.id, device))) continue;
+        if (stop_requested()) {
+          stopped = true;
+          break;
+        }
+        if (!session) session = std::make_unique<WorkerSession>(launch_for(target, lane, suite, s, logs, lanes.size() > 1));
+        events.started({job.backend, job.impl_key, c.id});
+        auto result = session->run({c.id, job.impl_key}, c, s.timeout, stop);
+        if (!result) {
+          stopped = true;
+          break;
+        }
+        if (result->repro.empty())
+          result->repro = repro_line(target.backend->name(), target.backend->source(), job.impl_key, c.id, repro, device);
+        events.done(std::move(*result), job.peer);
+      }
+      if (stopped) break;
     }
-    session.shutdown();
-    if (session.starts() > 1)
+    if (!session) return;
+    session->shutdown();
+    if (session->starts() > 1)
       events.note(fmt::format("{}{}: the worker was started {} times (crashes and timeouts restart it); its stderr is "
                               "in {}",
                               target.backend->name(), lane.device ? " device " + std::to_string(lane.device->index) : "",
-                              session.starts(), session_log(logs, target, lane)));
+                              session->starts(), session_log(logs, target, lane)));
   };
   if (lanes.size() == 1) {
     run_one(lanes.front());
@@ -97,11 +222,11 @@ bool run_lanes(const std::vector<Lane>& lanes, const std::vector<RunTarget>& tar
     // every started thread is joined first, even when starting another fails.
     std::vector<std::exception_ptr> errors(lanes.size());
     std::exception_ptr start_error;  // not in `errors`: the running threads write into it
-    std::vector<std::thread> threads;
-    threads.reserve(lanes.size());
+    std::vector<std::thread> threads_of_lanes;
+    threads_of_lanes.reserve(lanes.size());
     try {
       for (std::size_t i = 0; i < lanes.size(); ++i)
-        threads.emplace_back([&, i] {
+        threads_of_lanes.emplace_back([&, i] {
           try {
             run_one(lanes[i]);
           } catch (...) {
@@ -112,7 +237,7 @@ bool run_lanes(const std::vector<Lane>& lanes, const std::vector<RunTarget>& tar
       stopped = true;
       start_error = std::current_exception();
     }
-    for (auto& t : threads) t.join();
+    for (auto& t : threads_of_lanes) t.join();
     if (start_error) std::rethrow_exception(start_error);
     for (const auto& e : errors)
       if (e) std::rethrow_exception(e);

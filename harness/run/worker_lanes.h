@@ -1,8 +1,10 @@
-// The workers of one run: per backend, one lane per device it runs on (--devices), or a single
-// untagged lane on its first device. A backend's lanes run side by side, each its own worker
-// process pinned to its device. With --device-mode each, every lane runs every one of the
-// backend's jobs, so that a bad device shows as that device's failures; with spread, the lanes
-// share them, each taking the next job not yet started, so that a slow device holds up nobody.
+// The workers of one run: per backend, --workers lanes per device it runs on (--devices), or on
+// its first device, untagged. Every lane of every backend runs side by side, each its own worker
+// process pinned to its device. With --device-mode each, every device runs every one of the
+// backend's jobs (its lanes share them), so that a bad device shows as that device's failures;
+// with spread, all of a backend's lanes share them, each taking the next case not yet started
+// (run/case_queue.h), so that a slow device holds up nobody. Memory gates (run/memory_gate.h)
+// keep the cases that run at once within the host's and each device's memory.
 #pragma once
 
 #include <cstddef>
@@ -25,15 +27,22 @@ namespace opcert {
 struct Lane {
   std::size_t target = 0;
   std::optional<DeviceTag> device;
+  int slot = 0;  // which of the target's workers on this device (--workers): 0 the first
 };
 
-/// This process's lanes, target by target. Without --devices: one untagged lane per target. With
-/// it: one lane per chosen device of each selected backend (InputError for an index a backend
-/// lacks), split among the ranks of a node by local rank when `local_size` > 1; the peer (a role,
-/// not certified) runs untagged on its first device: on rank 0 only with --device-mode each, on
-/// every rank with spread (its jobs are spread over the ranks like the others').
+/// How many workers each backend gets per device: `asked` (--workers) when above 0; else (auto)
+/// one per two of the cores this process has (`cores` over the `local_size` ranks of its node)
+/// for each of `places` (a backend on a device), at least 1 and at most 4.
+int workers_per_place(int asked, std::size_t places, unsigned cores, int local_size);
+
+/// This process's lanes, target by target. Without --devices: workers_per_place untagged lanes
+/// per target. With it: that many per chosen device of each selected backend (InputError for an
+/// index a backend lacks), the devices split among the ranks of a node by local rank when
+/// `local_size` > 1; the peer (a role, not certified) runs untagged on its first device: on rank 0
+/// only with --device-mode each, on every rank with spread (its jobs are spread over the ranks like
+/// the others').
 std::vector<Lane> plan_lanes(const std::vector<RunTarget>& targets, const RunSettings& s, int rank, int local_rank,
-                             int local_size);
+                             int local_size, unsigned cores);
 
 /// Where a lane's events go; called from the lanes' threads.
 struct LaneEvents {
@@ -49,16 +58,16 @@ struct LaneLogs {
   std::string shown_prefix;
 };
 
-/// Runs `todo` (indices into `jobs`, all of the lanes' one target) on the lanes given, each in its
-/// own thread and worker, until done or a stop is asked for. With s.device_mode spread the lanes
-/// take the jobs from one queue, in order; with each, every lane runs every job but those whose
-/// result_identity (session/job/job_record.h) on its device is in `finished` (a resumed run's).
-/// Returns false when stopped.
+/// Runs `todo[t]` (indices into `jobs` of target t's jobs) on the lanes given, all of them side by
+/// side, each in its own thread and worker, until done or a stop is asked for. With
+/// s.device_mode spread a target's lanes take its jobs from one queue, a case at a time; with
+/// each, every device's lanes share all of them but those whose result_identity (session/job/
+/// job_record.h) on that device is in `finished` (a resumed run's). Returns false when stopped.
 bool run_lanes(const std::vector<Lane>& lanes, const std::vector<RunTarget>& targets, const std::vector<Job>& jobs,
-               const std::vector<std::size_t>& todo, const Suite& suite, const RunSettings& s, const LaneLogs& logs,
-               const LaneEvents& events, const std::set<std::string>& finished = {});
+               const std::vector<std::vector<std::size_t>>& todo, const Suite& suite, const RunSettings& s,
+               const LaneLogs& logs, const LaneEvents& events, const std::set<std::string>& finished = {});
 
-/// How many results `lanes` (of one target) give for `todo`: each lane all of it, or, spread, once.
+/// How many results `lanes` (of one target) give for `todo`: each device all of it, or, spread, once.
 std::size_t lane_result_count(const std::vector<Lane>& lanes, std::size_t todo, DeviceMode mode);
 
 }  // namespace opcert

@@ -9,14 +9,15 @@
 
 namespace opcert {
 
-std::string worker_log_file(const std::string& backend, const std::optional<DeviceTag>& device) {
-  return device ? fmt::format("{}.device{}.worker.log", file_safe(backend), device->index)
-                : file_safe(backend) + ".worker.log";
+std::string worker_log_file(const std::string& backend, const std::optional<DeviceTag>& device, int slot) {
+  const std::string worker = slot > 0 ? fmt::format("worker{}", slot) : "worker";
+  return device ? fmt::format("{}.device{}.{}.log", file_safe(backend), device->index, worker)
+                : fmt::format("{}.{}.log", file_safe(backend), worker);
 }
 
 WorkerLaunch worker_launch(const std::string& backend, const std::optional<DeviceTag>& device, const Suite& suite,
                            const SessionSettings& s, const std::string& log_dir, const std::string& shown_prefix,
-                           std::chrono::milliseconds startup_timeout) {
+                           std::chrono::milliseconds startup_timeout, int slot) {
   WorkerLaunch launch;
   launch.executable = s.executable;
   launch.backend = backend;
@@ -30,7 +31,7 @@ WorkerLaunch worker_launch(const std::string& backend, const std::optional<Devic
     launch.environment.push_back(fmt::format("{}={}", kDeviceEnvironmentVariable, device->index));
     launch.device = device;
   }
-  const std::string file = worker_log_file(backend, device);
+  const std::string file = worker_log_file(backend, device, slot);
   launch.log_name = "logs/" + shown_prefix + file;
   launch.log_path = (std::filesystem::path(log_dir) / file).string();
   launch.expected_cases = suite.cases.size();
