@@ -64,45 +64,43 @@ double quantum(int mbits, int min_exponent, double x) {
   return power_of_two(std::max(binade(std::fabs(x)), min_exponent) - mbits);
 }
 
-// Round |x| to the format's grid, to nearest even; may return a value above max_finite.
-double round_magnitude(const Format& f, double x) {
-  const double q = quantum(f.mbits, 1 - f.bias(), x);
-  // Scaling by a power of two is exact, so x / q is x * (1 / q); and x / q < 2^(mbits + 1), so
-  // adding and taking away 2^52 rounds it as nearbyint does, without the call.
-  constexpr double kRounder = 0x1p52;
-  return ((x * (1.0 / q) + kRounder) - kRounder) * q;
-}
-
-// Format::max_finite, computed once per format (it takes two ldexp calls).
-double max_finite_of(const Format& f) {
-  static const double fp16 = kFp16.max_finite(), bf16 = kBf16.max_finite(), e4m3 = kE4m3.max_finite(),
-                      e5m2 = kE5m2.max_finite();
-  if (&f == &kFp16) return fp16;
-  if (&f == &kBf16) return bf16;
-  if (&f == &kE4m3) return e4m3;
-  if (&f == &kE5m2) return e5m2;
-  return f.max_finite();
-}
-
+// Round to nearest even into the format, from the double's bits alone: the inner loop of input
+// generation and of the check, so no floating-point call. The same codes as rounding |x| on the
+// format's grid and then saturating (e4m3fn) or overflowing to infinity (the others) above the
+// largest finite value, which tests/model/scalar_codec_test.cpp checks code by code and midpoint
+// by midpoint.
 uint32_t encode(const Format& f, double value) {
   const uint32_t sign_bit = 1u << (f.ebits + f.mbits);
   const uint32_t top = (1u << f.ebits) - 1;
-  const uint32_t nan_bits = f.ieee_specials ? (top << f.mbits) | (1u << (f.mbits - 1)) : (top << f.mbits) | ((1u << f.mbits) - 1);
-  if (std::isnan(value)) return nan_bits;
-  const uint32_t sign = std::signbit(value) ? sign_bit : 0u;
-  double x = std::fabs(value);
-  if (!std::isinf(x)) x = round_magnitude(f, x);
-  if (x > max_finite_of(f)) {
-    if (!f.ieee_specials) x = max_finite_of(f);  // e4m3fn saturates
-    else return sign | (top << f.mbits);           // infinity
-  }
-  if (x == 0.0) return sign;
-  const int exponent = binade(x);  // x is on the format's grid: a normal double
-  if (exponent < 1 - f.bias()) {  // subnormal
-    return sign | static_cast<uint32_t>(x * power_of_two(f.bias() - 1 + f.mbits));
-  }
-  const auto mantissa = static_cast<uint32_t>((x * power_of_two(-exponent) - 1.0) * power_of_two(f.mbits));
-  return sign | static_cast<uint32_t>(exponent + f.bias()) << f.mbits | mantissa;
+  const uint32_t mantissa_mask = (1u << f.mbits) - 1;
+  const uint32_t nan_bits = f.ieee_specials ? (top << f.mbits) | (1u << (f.mbits - 1)) : (top << f.mbits) | mantissa_mask;
+  // The largest finite code: below the top exponent (IEEE), or all but the NaN code (e4m3fn).
+  const uint32_t max_code = f.ieee_specials ? (top << f.mbits) - 1 : (top << f.mbits) | (mantissa_mask - 1);
+  const uint64_t bits = std::bit_cast<uint64_t>(value);
+  const uint32_t sign = bits >> 63 ? sign_bit : 0u;
+  const uint64_t magnitude = bits & ~(uint64_t{1} << 63);
+  constexpr uint64_t kInfinity = uint64_t{0x7FF} << 52;
+  if (magnitude > kInfinity) return nan_bits;
+  const uint32_t too_big = f.ieee_specials ? sign | (top << f.mbits) : sign | max_code;  // infinity, or saturated
+  if (magnitude == kInfinity) return too_big;
+  const auto biased = static_cast<int>(magnitude >> 52);
+  if (biased == 0) return sign;  // a subnormal double is far below every format's smallest value
+  const int exponent = biased - 1023;
+  const uint64_t significand = (magnitude & ((uint64_t{1} << 52) - 1)) | (uint64_t{1} << 52);
+  const int min_exponent = 1 - f.bias();
+  // The bits of the significand below the format's last place: more below its normal range.
+  const int shift = 52 - f.mbits + std::max(0, min_exponent - exponent);
+  if (shift > 62) return sign;  // under half the smallest subnormal
+  uint64_t q = significand >> shift;
+  const uint64_t rest = significand & ((uint64_t{1} << shift) - 1);
+  const uint64_t half = uint64_t{1} << (shift - 1);
+  if (rest > half || (rest == half && (q & 1) != 0)) ++q;
+  // Normal: the implicit bit in q carries into the exponent field (and a round-up past the
+  // binade's top into the next); subnormal: q is the code itself (1 << mbits: the smallest normal).
+  const uint64_t code =
+      exponent >= min_exponent ? (static_cast<uint64_t>(exponent - min_exponent) << f.mbits) + q : q;
+  if (code > max_code) return too_big;
+  return sign | static_cast<uint32_t>(code);
 }
 
 const Format* format_of(opcert_dtype dtype) {
