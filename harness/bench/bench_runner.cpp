@@ -177,7 +177,6 @@ namespace {
 // Rank 0 across ranks: the receivers of the other ranks' benchmarks, and what they and this rank's
 // lanes have measured, in job order (the streamed records, for the rewrite in suite order).
 struct RankShare {
-  World* world = nullptr;
   std::unique_ptr<RankMerger> merger;
   std::vector<int> owners;  // of each unit
   std::vector<std::optional<BenchRecord>> streamed;
@@ -212,7 +211,7 @@ int bench_sitting(const std::vector<RunTarget>& targets, const Suite& suite, con
   std::vector<char> held = keep(plan.jobs, kept);
   const std::vector<BenchUnit> units = bench_units(plan.jobs);
   std::vector<char> skip = held;  // what this process's lanes leave: held, or another rank's
-  RankShare ranks{world};
+  RankShare ranks;
   if (world) {
     ranks.merger = std::make_unique<RankMerger>(*world, bench_rank_silence(s));
     (void)ranks.merger->gather_hellos(kRankStartupWait, bench_rank_setup(suite, s, plan.jobs));
