@@ -105,6 +105,7 @@ json bench_record_json(const BenchRecord& r) {
             {"condition_flags", r.condition_flags}};
   if (r.collective) j["collective"] = collective_json(*r.collective);
   if (r.device) j["device"] = device_tag_json(*r.device);  // --devices only: a bench without it reads as before
+  if (r.rank) j["rank"] = *r.rank;                         // across ranks only
   return j;
 }
 
@@ -284,6 +285,7 @@ BenchRecord bench_record_from_json(const json& doc) {
   r.condition_flags = doc.value("condition_flags", std::vector<std::string>{});
   if (const auto c = doc.find("collective"); c != doc.end() && c->is_object()) r.collective = collective_from(*c);
   if (const auto d = doc.find("device"); d != doc.end() && !d->is_null()) r.device = device_tag_from_json(*d);
+  if (const auto k = doc.find("rank"); k != doc.end() && k->is_number_integer()) r.rank = k->get<int>();
   return r;
 }
 

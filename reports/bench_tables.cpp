@@ -259,7 +259,7 @@ std::vector<std::string> bench_row_cells(const BenchRecord& r, const BenchTableL
     if (layout.copy_column) cells.push_back(percent_cell(r.pct_of_copy));
     if (layout.clocks_column) cells.push_back(clocks_cell(r));
   }
-  if (layout.device_column) cells.push_back(r.device ? device_label(r.device, std::nullopt) : "-");
+  if (layout.device_column) cells.push_back(r.device ? device_label(r.device, r.rank) : "-");
   cells.push_back(check_cell(r));
   return cells;
 }

@@ -70,6 +70,7 @@ BenchRecord bench_record(const BenchJob& job, const std::vector<BenchJob>& jobs)
   r.speedup_vs_peer = speedup_vs_peer(job, jobs);
   r.pct_of_copy = percent_of_copy(job, jobs);
   r.device = job.device;
+  r.rank = job.rank;
   return r;
 }
 

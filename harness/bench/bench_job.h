@@ -32,6 +32,8 @@ struct BenchJob {
   std::optional<std::size_t> copy_job;   ///< the copy baseline of the same case and backend, when there is one
   /// --devices: the device it is timed on (each: planned; spread: the device whose lane took its case).
   std::optional<DeviceTag> device;
+  /// Across the ranks of an MPI job: the rank that timed it (bench/bench_ranks.h).
+  std::optional<int> rank;
 
   // Outcome.
   std::optional<CaseResult> check;       ///< the one check before timing (or why it could not run)

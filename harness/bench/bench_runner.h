@@ -9,7 +9,8 @@
 // against the reference, outside the timed region; then the op is launched again and again on the
 // same device buffers. A worker that crashes or hangs, in query_op or in the case, costs its row
 // alone (CRASHED, TIMEOUT). SIGINT or SIGTERM stops it as it stops run: what was measured is
-// written (complete: false), exit 130, and --resume goes on from there.
+// written (complete: false), exit 130, and --resume goes on from there. Under mpirun or srun with
+// --devices (BenchSettings::world), the ranks share the cases and rank 0 writes (bench/bench_ranks.h).
 #pragma once
 
 #include <string>

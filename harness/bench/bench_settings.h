@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bench/sampling_policy.h"
+#include "ranks/world.h"
 #include "session/planning/device_choice.h"
 #include "session/planning/session_settings.h"
 
@@ -36,6 +37,10 @@ struct BenchSettings : SessionSettings {
   /// --device-mode: spread, the devices share the cases (a case, its peer included, on one device);
   /// each, every device benches every case.
   DeviceMode device_mode = DeviceMode::kSpread;
+  /// The ranks of an MPI job that share the bench (--devices under mpirun or srun, spread: each
+  /// times its share of the cases on its node's devices, rank 0 writes the outputs;
+  /// bench/bench_ranks.h). Null: this process alone.
+  World* world = nullptr;
 };
 
 }  // namespace opcert

@@ -85,10 +85,20 @@ bool selects_collectives(const Suite& suite, const BenchFlags& flags, const CLI:
                                  "has none: drop the flag",
                                  given.front(), f.suite));
   const LaunchEnv env = read_launch_env();
-  if (!env.launcher.empty() && env.size.value_or(1) > 1)
-    throw InputError(fmt::format("started by {} as rank {} of {}, but suite '{}' has no collectives: bench compute "
-                                 "suites without mpirun/srun",
-                                 env.launcher, env.rank.value_or(0), env.size.value_or(1), f.suite));
+  if (!env.launcher.empty() && env.size.value_or(1) > 1) {
+    // Compute cases across ranks: each rank times its share on its node's devices (bench/bench_ranks.h).
+    if (flags.devices.empty())
+      throw InputError(fmt::format("started by {} as rank {} of {}: a bench of compute cases across ranks needs "
+                                   "--devices (all, or a list): each rank times its share on its node's devices",
+                                   env.launcher, env.rank.value_or(0), env.size.value_or(1)));
+    if (flags.device_mode == DeviceMode::kEach)
+      throw InputError(fmt::format("--device-mode each: started by {} as rank {} of {}, a bench spreads its cases over "
+                                   "the ranks (--device-mode spread); for every device's figures of every case, run "
+                                   "one bench per node",
+                                   env.launcher, env.rank.value_or(0), env.size.value_or(1)));
+    if (!f.baseline.baseline.empty())
+      throw InputError("--baseline with ranks of an MPI job: compare rank 0's output afterwards with `opcert compare`");
+  }
   return false;
 }
 
@@ -206,12 +216,14 @@ int bench_verb(CLI::App& verb, const BenchFlags& flags) {
     validate(s.sampling);
   }
   auto registry = load_registry(f.options);
-  print_unavailable(*registry, f.options);
+  if (read_launch_env().rank.value_or(0) == 0) print_unavailable(*registry, f.options);  // once per job, not per rank
   const auto selected = select_backends(*registry, f.options.backend);
   bench_settings(s, flags, collectives, platforms, *registry, started);
   if (collectives) return bench_collective_suite(flags, collective, s, suite, *registry, selected, platforms);
+  const DeviceRun ranks(flags.devices);  // under mpirun or srun with --devices: the ranks that share the bench
+  s.world = ranks.world();
   const int exit_code = run_benchmarks(run_targets(*registry, selected, s.peer), suite, s);
-  return after_session(exit_code, f, s.out_dir, platforms, true);
+  return after_session(exit_code, f, s.out_dir, platforms, ranks.writes());
 }
 
 }  // namespace

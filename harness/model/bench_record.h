@@ -96,6 +96,7 @@ struct BenchRecord {
   std::vector<std::string> condition_flags;  ///< "throttled", "clock-capped": from any reading of any repetition
   std::optional<CollectiveFigures> collective;
   std::optional<DeviceTag> device;  ///< --devices: the device it was timed on (its peer's row was timed there too)
+  std::optional<int> rank;          ///< a bench across the ranks of an MPI job: the rank that timed it
 };
 
 /// The median of the repetitions' seconds, else the "median" aggregate; empty without either.

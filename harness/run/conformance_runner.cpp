@@ -18,7 +18,7 @@
 #include "reports/output_sets.h"
 #include "reports/results_jsonl.h"
 #include "run/job_owners.h"
-#include "run/rank_merge.h"
+#include "session/rank_loop/rank_merge.h"
 #include "run/worker_lanes.h"
 #include "session/job/exit_rule.h"
 #include "session/job/job_record.h"

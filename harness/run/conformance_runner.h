@@ -2,7 +2,7 @@
 // its own worker process (one backend after another, the peer first; with --devices one worker
 // per device, side by side: run/worker_lanes.h), emits every result into the result stream as it
 // comes, then fills in the alignment figures and finishes the run. Across the ranks of an MPI job
-// (RunSettings::world) every rank runs its devices and rank 0 merges (run/rank_merge.h).
+// (RunSettings::world) every rank runs its devices and rank 0 merges (session/rank_loop/rank_merge.h).
 #pragma once
 
 #include <vector>

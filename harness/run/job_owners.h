@@ -9,18 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "ranks/world.h"
 #include "run/worker_lanes.h"
 #include "session/planning/job_list.h"
+#include "session/planning/job_shares.h"
 
 namespace opcert {
 
 /// How many of `lanes` serve each of `targets` targets.
 std::vector<int> lanes_per_target(const std::vector<Lane>& lanes, std::size_t targets);
-
-/// Rank 0's `owners` (one per job, `jobs` of them) on every rank. Throws std::runtime_error when
-/// the ranks did not all take part within kRankStartupWait (ranks/rank_agreement.h).
-std::vector<int> share_job_owners(World& world, const std::vector<int>& owners, std::size_t jobs);
 
 /// Indices of target `target`'s jobs that rank `rank` runs, in job order: those `owners` gives it
 /// (every one when `owners` is empty), less those whose device-free result_identity is in

@@ -3,25 +3,15 @@
 slurm_spread.sh): the same cases, each once, in the suite's order, with the same verdicts, every
 rank having run a share. usage: check_spread.py OUT NP pass|kill, where OUT holds single/ and
 ranks/ (and kept.jsonl, the results kept before a kill, for `kill`)."""
-import json, sys
+import sys
 from collections import Counter
+from spread_rows import fail, lines, reports, same_rows
 out, np, scenario = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-def fail(why):
-    print("FAILED:", why)
-    sys.exit(1)
-def lines(path):
-    return [json.loads(l) for l in open(path) if l.strip()]
-single = json.load(open(f"{out}/single/report.json"))
-ranks = json.load(open(f"{out}/ranks/report.json"))
+single, ranks = reports(out)
 key = lambda r: (r["backend"], r["impl"], r["case"])
 want = [key(r) for r in single["results"]]
 got = [key(r) for r in ranks["results"]]
-dups = [k for k, n in Counter(got).items() if n > 1]
-if dups: fail(f"duplicated: {dups[:5]}")
-missing = set(want) - set(got)
-if missing: fail(f"missing: {sorted(missing)[:5]}")
-if set(got) - set(want): fail(f"not in one process's run: {sorted(set(got) - set(want))[:5]}")
-if got != want: fail("report.json is not in the suite's order (one process's)")
+same_rows(want, got, "run")
 if [key(r) for r in lines(f"{out}/ranks/results.jsonl")] != want: fail("results.jsonl is not in the suite's order")
 # Verdicts exactly; the alignment figure paired with the peer's result of the same case wherever
 # each ran (its value moves a little: a rank's CPU partition has one core, one process two, and the

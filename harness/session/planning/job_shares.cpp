@@ -1,6 +1,11 @@
 #include "session/planning/job_shares.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+
+#include "ranks/rank_agreement.h"
 
 namespace opcert {
 namespace {
@@ -33,6 +38,18 @@ std::vector<int> spread_owners(const std::vector<std::size_t>& job_targets, cons
       if (job_targets[j] == t && pending[j]) owners[j] = round[next++ % round.size()];
   }
   return owners;
+}
+
+std::vector<int> share_job_owners(World& world, const std::vector<int>& owners, std::size_t jobs) {
+  std::vector<int32_t> wire(jobs, -1);
+  if (world.rank() == 0)
+    for (std::size_t j = 0; j < jobs && j < owners.size(); ++j) wire[j] = owners[j];
+  std::vector<uint8_t> bytes(jobs * sizeof(int32_t));
+  if (!bytes.empty()) std::memcpy(bytes.data(), wire.data(), bytes.size());
+  if (!world.broadcast(bytes, 0, std::chrono::steady_clock::now() + kRankStartupWait))
+    throw std::runtime_error("the ranks did not all receive the plan of who runs which case within 120 s");
+  if (!bytes.empty()) std::memcpy(wire.data(), bytes.data(), bytes.size());
+  return {wire.begin(), wire.end()};
 }
 
 }  // namespace opcert

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "ranks/world.h"
+
 namespace opcert {
 
 /// The owner rank of each job, -1 for one that is not to run. `job_targets[j]` is job j's target
@@ -16,5 +18,10 @@ namespace opcert {
 /// the short cases of a suite ordered by size. A target no rank has a lane for: -1.
 std::vector<int> spread_owners(const std::vector<std::size_t>& job_targets, const std::vector<bool>& pending,
                                const std::vector<std::vector<int>>& lanes);
+
+/// Rank 0's `owners` (one per job, `jobs` of them) on every rank: the plan above, or bench's of its
+/// units. Throws std::runtime_error when the ranks did not all take part within kRankStartupWait
+/// (ranks/rank_agreement.h).
+std::vector<int> share_job_owners(World& world, const std::vector<int>& owners, std::size_t jobs);
 
 }  // namespace opcert

@@ -1,13 +1,18 @@
-// Compute cases across the ranks of an MPI job (`--devices` under mpirun or srun, docs/CLI.md):
-// every rank runs its share of its node's devices in its own workers; the other ranks send each
-// result to rank 0 as it comes, and rank 0 streams them with its own into the one set of outputs.
+// Compute cases across the ranks of an MPI job (`--devices` under mpirun or srun, docs/CLI.md), for
+// `opcert run` and `opcert bench`: every rank runs its share of its node's devices in its own
+// workers; the other ranks send each result (bench: each benchmark) to rank 0 as it comes, and rank
+// 0 streams them with its own into the one set of outputs.
 // Messages, one JSON object each, in order from each rank:
 //   {"kind":"hello","results":N,"setup":{...},"lanes":[L0,...]}
 //                                                      before anything runs: N results will come,
 //                                                      under this setup (run_setup: rank 0 refuses another),
 //                                                      from Lt lanes of target t (spread: N is 0, and
 //                                                      rank 0 shares the jobs out by the lanes)
-//   {"kind":"result","peer":false,"result":{...}}      one per finished case
+//   {"kind":"result","peer":false,"result":{...}}      one per finished case (run)
+//   {"kind":"benchmark","benchmark":{"record":{...},"runs":[...]},"check":{...}}
+//                                                      one per benchmark timed (bench; its record
+//                                                      and its runs whole; check: its check's
+//                                                      result, null for a copy baseline)
 //   {"kind":"done","complete":true,"logs":{"cpu.device1.worker.log":"..."}}
 #pragma once
 
@@ -23,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "model/bench_record.h"
 #include "model/case_result.h"
 #include "ranks/world.h"
 
@@ -35,6 +41,8 @@ class RankUplink {
   RankUplink(World& world, std::chrono::milliseconds patience) : world_(world), patience_(patience) {}
   void hello(std::size_t results, const nlohmann::json& setup, const std::vector<int>& lanes);
   void result(const CaseResult& result, bool peer);
+  /// A benchmark timed (bench), with its check's result when it has one.
+  void benchmark(const BenchRecord& record, const std::optional<CaseResult>& check);
   /// The last message: whether this rank ran to its end, and its workers' logs in `log_dir`.
   void done(bool complete, const std::filesystem::path& log_dir);
 
@@ -50,6 +58,7 @@ class RankUplink {
 class RankMerger {
  public:
   using Deliver = std::function<void(CaseResult, bool peer)>;
+  using DeliverBenchmark = std::function<void(BenchRecord, std::optional<CaseResult> check)>;
   /// `silence_limit`: a rank silent this long (no result: its case outlived any timeout) is lost.
   RankMerger(World& world, std::chrono::milliseconds silence_limit) : world_(world), silence_limit_(silence_limit) {}
   ~RankMerger();
@@ -60,8 +69,9 @@ class RankMerger {
   std::size_t gather_hellos(std::chrono::milliseconds wait, const nlohmann::json& setup);
   /// After gather_hellos: how many lanes rank `from` (> 0) said it runs each target on.
   const std::vector<int>& lanes_of(int from) const { return lanes_.at(static_cast<std::size_t>(from)); }
-  /// Starts the receivers; each result goes to `deliver`, from a receiver's thread.
-  void start(Deliver deliver);
+  /// Starts the receivers; each result goes to `deliver` and each benchmark to `benchmark`, from a
+  /// receiver's thread (a message of a kind with no receiver is unreadable: the rank is lost).
+  void start(Deliver deliver, DeliverBenchmark benchmark = {});
   /// How long the receivers wait for the other ranks once this one is stopped: well inside the
   /// second between Open MPI's SIGTERM and its SIGKILL, so that rank 0 still writes the reports.
   static constexpr std::chrono::milliseconds kStopGrace{500};
@@ -82,6 +92,7 @@ class RankMerger {
   World& world_;
   std::chrono::milliseconds silence_limit_;
   Deliver deliver_;
+  DeliverBenchmark deliver_benchmark_;
   std::vector<Inbox> inboxes_;
   std::vector<std::vector<int>> lanes_;  // from each rank's hello
   std::vector<std::thread> threads_;

@@ -1,11 +1,14 @@
-#include "run/rank_merge.h"
+#include "session/rank_loop/rank_merge.h"
 
 #include <fmt/format.h>
 
+#include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "model/case_result_json.h"
 #include "model/input_error.h"
+#include "reports/bench_record_json.h"
 #include "reports/report_writer.h"
 #include "model/text_file.h"
 #include "session/job/stop_request.h"
@@ -15,6 +18,52 @@ namespace {
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
+
+// A benchmark as it travels: its record's JSON (as measurements.jsonl has it), and its runs whole,
+// which that JSON keeps only in part (each repetition's time and sampling), so that rank 0's
+// bench.json reads as one process's.
+json benchmark_wire(const BenchRecord& record) {
+  json runs = json::array();
+  for (const BenchRun& r : record.runs)
+    runs.push_back({{"name", r.name}, {"run_name", r.run_name}, {"aggregate", r.aggregate},
+                    {"aggregate_is_percentage", r.aggregate_is_percentage}, {"family_index", r.family_index},
+                    {"per_family_instance_index", r.per_family_instance_index}, {"repetitions", r.repetitions},
+                    {"repetition_index", r.repetition_index}, {"threads", r.threads}, {"iterations", r.iterations},
+                    {"seconds", r.seconds}, {"cpu_seconds", r.cpu_seconds}, {"error", r.error}, {"counters", r.counters}});
+  return {{"record", bench_record_json(record)}, {"runs", runs}};
+}
+
+// JSON has no NaN or infinity: nlohmann writes them as null, read back as NaN.
+double number_or_nan(const json& j) { return j.is_number() ? j.get<double>() : std::numeric_limits<double>::quiet_NaN(); }
+
+BenchRecord benchmark_from_wire(const json& wire) {
+  BenchRecord record = bench_record_from_json(wire.at("record"));
+  std::vector<std::optional<Sampling>> samplings;  // the repetitions', in order
+  for (const BenchRun& r : record.runs)
+    if (r.aggregate.empty()) samplings.push_back(r.sampling);
+  record.runs.clear();
+  std::size_t repetition = 0;
+  for (const json& j : wire.at("runs")) {
+    BenchRun r;
+    r.name = j.at("name");
+    r.run_name = j.at("run_name");
+    r.aggregate = j.at("aggregate");
+    r.aggregate_is_percentage = j.at("aggregate_is_percentage");
+    r.family_index = j.at("family_index");
+    r.per_family_instance_index = j.at("per_family_instance_index");
+    r.repetitions = j.at("repetitions");
+    r.repetition_index = j.at("repetition_index");
+    r.threads = j.at("threads");
+    r.iterations = j.at("iterations");
+    r.seconds = number_or_nan(j.at("seconds"));
+    r.cpu_seconds = number_or_nan(j.at("cpu_seconds"));
+    r.error = j.at("error");
+    for (const auto& [name, value] : j.at("counters").items()) r.counters[name] = number_or_nan(value);
+    if (r.aggregate.empty() && repetition < samplings.size()) r.sampling = samplings[repetition++];
+    record.runs.push_back(std::move(r));
+  }
+  return record;
+}
 
 }  // namespace
 
@@ -30,6 +79,10 @@ void RankUplink::hello(std::size_t results, const json& setup, const std::vector
 
 void RankUplink::result(const CaseResult& result, bool peer) {
   send(json{{"kind", "result"}, {"peer", peer}, {"result", to_json(result)}}.dump());
+}
+
+void RankUplink::benchmark(const BenchRecord& record, const std::optional<CaseResult>& check) {
+  send(json{{"kind", "benchmark"}, {"benchmark", benchmark_wire(record)}, {"check", check ? to_json(*check) : json()}}.dump());
 }
 
 void RankUplink::done(bool complete, const std::filesystem::path& log_dir) {
@@ -70,8 +123,9 @@ std::size_t RankMerger::gather_hellos(std::chrono::milliseconds wait, const json
   return total;
 }
 
-void RankMerger::start(Deliver deliver) {
+void RankMerger::start(Deliver deliver, DeliverBenchmark benchmark) {
   deliver_ = std::move(deliver);
+  deliver_benchmark_ = std::move(benchmark);
   inboxes_.resize(static_cast<std::size_t>(world_.size()));
   for (int from = 1; from < world_.size(); ++from)
     threads_.emplace_back([this, from] { receive(from, inboxes_[static_cast<std::size_t>(from)]); });
@@ -109,6 +163,10 @@ void RankMerger::receive(int from, Inbox& inbox) {
       if (kind == "result") {
         CaseResult r = case_result_from_json(m.at("result"));
         deliver_(std::move(r), m.at("peer").get<bool>());
+      } else if (kind == "benchmark" && deliver_benchmark_) {
+        const json& check = m.at("check");
+        deliver_benchmark_(benchmark_from_wire(m.at("benchmark")),
+                           check.is_null() ? std::nullopt : std::optional(case_result_from_json(check)));
       } else if (kind == "done") {
         for (const auto& [name, text] : m.at("logs").items()) inbox.logs.emplace_back(name, text.get<std::string>());
         if (!m.at("complete").get<bool>()) inbox.problem = fmt::format("rank {} was interrupted before its end", from);
