@@ -22,6 +22,7 @@
 #include "model/input_error.h"
 #include "session/execution/case_memo.h"
 #include "session/execution/execution.h"
+#include "session/execution/input_cache.h"
 #include "session/worker/worker_loop.h"
 #include "session/worker/worker_memory_limit.h"
 #include "session/worker/worker_protocol.h"
@@ -105,12 +106,15 @@ int serve(const WorkerFlags& flags, const CommonOptions& options) {
   const PlatformConfig* applied = w.platform ? &*w.platform : nullptr;
   // The runner sends a case's implementations one after the other: they share its inputs and reference.
   const auto memo = std::make_shared<CaseMemo>();
-  const auto options_for = [applied, &flags, &w, memo](const Case& c) {
+  // The run's folder of big inputs shared with its other workers, where the runner made one.
+  const InputCache input_cache = input_cache_from_environment();
+  const auto options_for = [applied, &flags, &w, memo, input_cache](const Case& c) {
     ExecutionOptions o = execution_options(c, applied);
     o.device_index = flags.device;
     o.max_memory = flags.max_memory;
     o.reference = w.golden;
     o.memo = memo;
+    o.input_cache = input_cache;
     return o;
   };
   // A bench worker times its jobs (bench/bench_worker.h); the runner checked the settings' flags.

@@ -40,6 +40,8 @@ class CaseQueue {
   const CaseGroup* next();
 
   std::size_t size() const { return groups_.size(); }
+  /// Group `i` in the order they are handed out (not safe beside next()'s callers: before them).
+  const CaseGroup& at(std::size_t i) const { return groups_.at(i); }
 
  private:
   std::vector<CaseGroup> groups_;

@@ -8,10 +8,12 @@
 #include <exception>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "run/case_queue.h"
 #include "run/memory_gate.h"
+#include "session/execution/input_cache.h"
 #include "session/execution/memory_admission.h"
 #include "session/job/job_record.h"
 #include "session/job/repro.h"
@@ -38,12 +40,59 @@ std::string session_log(const LaneLogs& logs, const RunTarget& t, const Lane& la
 // away a core another worker needs, and each keeps all the cores for when it runs alone (a
 // model case's gigabytes of inputs, the run's last case). A user's OMP_WAIT_POLICY stands.
 WorkerLaunch launch_for(const RunTarget& t, const Lane& lane, const Suite& suite, const RunSettings& s,
-                        const LaneLogs& logs, bool side_by_side) {
+                        const LaneLogs& logs, bool side_by_side, const InputCache& cache) {
   WorkerLaunch launch = worker_launch(t.backend->name(), lane.device, suite, s, logs.log_dir, logs.shown_prefix,
                                       std::max<std::chrono::milliseconds>(std::chrono::seconds(120), s.timeout), lane.slot);
   if (side_by_side && std::getenv("OMP_WAIT_POLICY") == nullptr) launch.environment.push_back("OMP_WAIT_POLICY=passive");
+  if (!cache.dir.empty()) {
+    launch.environment.push_back(fmt::format("{}={}", kInputCacheEnvironmentVariable, cache.dir.string()));
+    launch.environment.push_back(fmt::format("{}={}", kInputCacheBytesEnvironmentVariable, cache.max_bytes));
+  }
   return launch;
 }
+
+// The run's shared inputs (session/execution/input_cache.h), where two backends (a backend and its
+// peer) run the same cases side by side: at most an eighth of what the host has available, taken
+// from the memory gate's share. The folder goes when the run ends.
+class SharedInputs {
+ public:
+  SharedInputs(const std::vector<Lane>& lanes, uint64_t host_available) {
+    std::set<std::size_t> targets;
+    for (const Lane& lane : lanes) targets.insert(lane.target);
+    if (targets.size() < 2 || host_available == 0) return;
+    if (const auto dir = make_input_cache_dir()) cache_ = {*dir, host_available / kHostCacheDen};
+  }
+  ~SharedInputs() {
+    if (cache_.dir.empty()) return;
+    std::error_code ec;
+    std::filesystem::remove_all(cache_.dir, ec);
+  }
+  SharedInputs(const SharedInputs&) = delete;
+  SharedInputs& operator=(const SharedInputs&) = delete;
+  const InputCache& cache() const { return cache_; }
+
+  /// Counts the jobs of every queue's groups, case by case.
+  void expect(const CaseGroup& g) {
+    const std::lock_guard lock(mutex_);
+    jobs_left_[g.case_index] += g.jobs.size();
+  }
+  /// A lane is done with a group: the last one done with a case removes its file.
+  void done(const CaseGroup& g, const Suite& suite) {
+    if (cache_.dir.empty()) return;
+    const std::lock_guard lock(mutex_);
+    std::size_t& left = jobs_left_[g.case_index];
+    left -= std::min(left, g.jobs.size());
+    std::error_code ec;
+    if (left == 0) std::filesystem::remove(input_cache_file(cache_.dir, suite.cases[g.case_index].id), ec);
+  }
+
+  static constexpr uint64_t kHostCacheDen = 8;
+
+ private:
+  InputCache cache_;
+  std::mutex mutex_;
+  std::map<std::size_t, std::size_t> jobs_left_;
+};
 
 // The description of the device a lane runs on (its first without --devices), or null.
 const DeviceDescription* lane_device(const RunTarget& t, const Lane& lane) {
@@ -63,8 +112,8 @@ std::pair<std::size_t, int> queue_key(const Lane& lane, bool shared) {
 // backend's are the same GPU).
 class Gates {
  public:
-  Gates(const std::vector<Lane>& lanes, const std::vector<RunTarget>& targets)
-      : host_(lanes.size() > 1 ? host_available_bytes().value_or(0) / kHostShareDen * kHostShareNum : 0) {
+  Gates(const std::vector<Lane>& lanes, const std::vector<RunTarget>& targets, uint64_t host_capacity)
+      : host_(lanes.size() > 1 ? host_capacity : 0) {
     for (const Lane& lane : lanes) {
       const DeviceDescription* d = lane_device(targets[lane.target], lane);
       if (lanes.size() < 2 || device_is_host(d)) continue;
@@ -169,7 +218,13 @@ bool run_lanes(const std::vector<Lane>& lanes, const std::vector<RunTarget>& tar
     queue = std::make_unique<CaseQueue>(jobs, mine, suite, device_is_host(lane_device(targets[lane.target], lane)),
                                         lanes_on[queue_key(lane, shared)] > 1);
   }
-  Gates gates(lanes, targets);
+  const uint64_t host_available = lanes.size() > 1 ? host_available_bytes().value_or(0) : 0;
+  SharedInputs shared_inputs(lanes, host_available);
+  for (const auto& [key, queue] : queues)
+    for (std::size_t g = 0; g < queue->size(); ++g) shared_inputs.expect(queue->at(g));
+  const uint64_t cache_share = shared_inputs.cache().dir.empty() ? 0 : shared_inputs.cache().max_bytes;
+  const uint64_t host_share = host_available / kHostShareDen * kHostShareNum;
+  Gates gates(lanes, targets, host_share - std::min(cache_share, host_share));
 
   const auto run_one = [&](const Lane& lane) {
     const RunTarget& target = targets[lane.target];
@@ -186,6 +241,9 @@ bool run_lanes(const std::vector<Lane>& lanes, const std::vector<RunTarget>& tar
         stopped = true;
         break;
       }
+      // Alone (bigger than the gate), a case finds the memory free that it would without the cache.
+      if (!shared_inputs.cache().dir.empty() && group->host_bytes > gates.host().capacity())
+        clear_input_cache(shared_inputs.cache().dir);
       for (const std::size_t j : group->jobs) {
         const Job& job = jobs[j];
         const Case& c = suite.cases[job.case_index];
@@ -194,7 +252,7 @@ bool run_lanes(const std::vector<Lane>& lanes, const std::vector<RunTarget>& tar
           stopped = true;
           break;
         }
-        if (!session) session = std::make_unique<WorkerSession>(launch_for(target, lane, suite, s, logs, lanes.size() > 1));
+        if (!session) session = std::make_unique<WorkerSession>(launch_for(target, lane, suite, s, logs, lanes.size() > 1, shared_inputs.cache()));
         events.started({job.backend, job.impl_key, c.id});
         auto result = session->run({c.id, job.impl_key}, c, s.timeout, stop);
         if (!result) {
@@ -206,6 +264,7 @@ bool run_lanes(const std::vector<Lane>& lanes, const std::vector<RunTarget>& tar
         events.done(std::move(*result), job.peer);
       }
       if (stopped) break;
+      shared_inputs.done(*group, suite);
     }
     if (!session) return;
     session->shutdown();

@@ -3,6 +3,7 @@
 // copied back, guards checked, the reference computed and compared.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -12,6 +13,7 @@
 
 #include "check/tolerance.h"
 #include "session/execution/case_memo.h"
+#include "session/execution/input_cache.h"
 #include "loader/backend_handle.h"
 #include "loader/platform/platform_config.h"
 #include "model/case.h"
@@ -36,6 +38,9 @@ struct ExecutionOptions {
   /// Where the inputs and the reference of the last case are kept for the next implementation of
   /// the same case (case_memo.h); none: each job generates and computes its own.
   std::shared_ptr<CaseMemo> memo;
+  /// Where big cases' inputs are shared between the run's workers (input_cache.h); an empty
+  /// folder: each generates its own.
+  InputCache input_cache;
   /// Told as the case passes from the harness's own work (the inputs, the reference, the check:
   /// false) to the backend's (its copies and its call: true) and back, so that a worker's runner
   /// bounds each part with its own limit (session/worker/worker_protocol.h); none: not told.

@@ -12,6 +12,7 @@
 #include "model/dtype.h"
 #include "reference/reference.h"
 #include "session/execution/early_end.h"
+#include "session/execution/input_cache.h"
 #include "session/execution/memory_admission.h"
 
 namespace opcert {
@@ -52,9 +53,16 @@ std::unique_ptr<PreparedCase> PreparedCase::prepare(BackendHandle& backend, cons
   mark(false);
   try {
     const PhaseTimer timer(p->phases_.generate);
-    const auto generate = [&c] {
-      std::vector<HostTensor> inputs;
-      for (const auto& spec : c.inputs) inputs.push_back(generate_input(spec, c.seed, c.id));
+    const auto generate = [&c, &options] {
+      const auto make = [&c] {
+        std::vector<HostTensor> inputs;
+        for (const auto& spec : c.inputs) inputs.push_back(generate_input(spec, c.seed, c.id));
+        return inputs;
+      };
+      std::string shared;
+      std::vector<HostTensor> inputs = shared_inputs(options.input_cache, c, make, shared);
+      if (!shared.empty()) fmt::print(stderr, "opcert worker: case '{}': inputs {} the run's cache\n", c.id,
+                                      shared == "read" ? "read from" : "shared in");
       return inputs;
     };
     p->inputs_ = options.memo ? options.memo->inputs(c, generate)
