@@ -196,9 +196,11 @@ int bench_sitting(const std::vector<RunTarget>& targets, const Suite& suite, con
                            agreed);
   prepare_out_dir(s.out_dir);
   initialize_google_benchmark(s.benchmark_flags);  // a bad flag is bad usage before any worker starts
-  auto [report, job] = bench_header_and_job(targets, suite, s, machine, chosen);
+  // Not a structured binding: a lambda below captures the report (clang 14 refuses a binding there).
+  auto header_and_job = bench_header_and_job(targets, suite, s, machine, chosen);
+  RunReport& report = header_and_job.first;
   const JobSitting sitting =
-      start_sitting(report, std::move(job), s.out_dir, s.resume, {kMeasurementsJsonlFileName, "measurements", "bench"});
+      start_sitting(report, std::move(header_and_job.second), s.out_dir, s.resume, {kMeasurementsJsonlFileName, "measurements", "bench"});
 
   std::vector<std::unique_ptr<BenchWorkers>> workers;
   for (const auto& device : lanes) workers.push_back(std::make_unique<BenchWorkers>(suite, s, device));

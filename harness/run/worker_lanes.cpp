@@ -83,7 +83,10 @@ class SharedInputs {
     std::size_t& left = jobs_left_[g.case_index];
     left -= std::min(left, g.jobs.size());
     std::error_code ec;
-    if (left == 0) std::filesystem::remove(input_cache_file(cache_.dir, suite.cases[g.case_index].id), ec);
+    if (left > 0) return;
+    const std::string& id = suite.cases[g.case_index].id;
+    std::filesystem::remove(input_cache_file(cache_.dir, id), ec);
+    std::filesystem::remove(reference_cache_file(cache_.dir, id), ec);
   }
 
   static constexpr uint64_t kHostCacheDen = 8;

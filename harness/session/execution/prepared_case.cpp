@@ -157,7 +157,15 @@ CaseResult PreparedCase::check_outputs() {
       const SamplePlan plan = case_sample_plan(c);
       r.sampled = !plan.empty();
       const auto compute = [&] {
-        return options_.reference ? options_.reference(c, *inputs_, plan) : compute_reference(c, *inputs_, plan);
+        const auto make = [&] {
+          return options_.reference ? options_.reference(c, *inputs_, plan) : compute_reference(c, *inputs_, plan);
+        };
+        std::string shared;
+        std::vector<ReferenceOutput> golden_outputs = shared_reference(options_.input_cache, c, make, shared);
+        if (!shared.empty())
+          fmt::print(stderr, "opcert worker: case '{}': reference {} the run's cache\n", c.id,
+                     shared == "read" ? "read from" : "shared in");
+        return golden_outputs;
       };
       golden = options_.memo ? options_.memo->golden(c, compute)
                              : std::make_shared<const std::vector<ReferenceOutput>>(compute());
