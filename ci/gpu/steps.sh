@@ -9,6 +9,9 @@
 #                              may override them), then ci/gpu/bench_conditions.py: each repetition's
 #                              sampling and the GPU's clocks, power and reasons around it
 # FLAGS: more opcert flags, space-separated (--impl GLOBS, --no-peer); no colons in FILTER or FLAGS.
+#   benchpair:SUITE[:FILTER[:FLAGS]]  opcert bench --backend cuda with bench's own defaults (issue 42's
+#                              targets), twice back to back, the second with --baseline the first and
+#                              --max-slowdown 3: the log has each run's wall time and the gate's verdict
 #   copy                       ci/gpu/copy_bandwidth.py (the memory-bound targets' yardstick)
 #   crosscheck:SUITE[:FILTER]  ci/gpu/torch_crosscheck.py: opcert's torch rows beside torch alone
 #   certify                    ci/gpu/certify_check.sh: certify --devices all, verify, golden vs LibTorch
@@ -57,6 +60,21 @@ for step in "$@"; do
       rc=$?
       tail -5 "$work/$name.stderr" >> "$log"
       [ -f "$work/$name/report.json" ] && python3 ci/gpu/bench_conditions.py "$work/$name/report.json" >> "$log" 2>&1
+      (exit $rc) ;;
+    benchpair)
+      for which in first second; do
+        gate=()
+        [ "$which" = second ] && gate=(--baseline "$work/$name-first" --max-slowdown 3)
+        t1=$(date +%s)
+        timeout "$left" "$opcert" bench --backend cuda --suite "$suite" --filter "${filter:-}" --out "$work/$name-$which" \
+          "${extra[@]}" "${gate[@]}" >> "$log" 2> "$work/$name-$which.stderr"
+        rc=$?
+        tail -3 "$work/$name-$which.stderr" >> "$log"
+        echo "bench $which: rc=$rc in $(( $(date +%s) - t1 ))s" >> "$log"
+        left=$(( deadline + 60 - ($(date +%s) - start) ))
+        [ "$left" -gt 5 ] || left=5  # timeout 0 would mean none
+        [ "$rc" = 0 ] || [ "$which" = second ] || break
+      done
       (exit $rc) ;;
     *) echo "unknown step $step" > "$log"; false ;;
   esac
