@@ -52,15 +52,20 @@ WorkerLaunch launch_for(const RunTarget& t, const Lane& lane, const Suite& suite
 }
 
 // The run's shared inputs (session/execution/input_cache.h), where two backends (a backend and its
-// peer) run the same cases side by side: at most an eighth of what the host has available, taken
-// from the memory gate's share. The folder goes when the run ends.
+// peer) run the same cases side by side: at most an eighth of what the host has available (taken
+// from the memory gate's share) and half of /dev/shm's room. The folder goes when the run ends.
 class SharedInputs {
  public:
   SharedInputs(const std::vector<Lane>& lanes, uint64_t host_available) {
     std::set<std::size_t> targets;
     for (const Lane& lane : lanes) targets.insert(lane.target);
     if (targets.size() < 2 || host_available == 0) return;
-    if (const auto dir = make_input_cache_dir()) cache_ = {*dir, host_available / kHostCacheDen};
+    const auto dir = make_input_cache_dir();
+    if (!dir) return;
+    // A container's /dev/shm may be far smaller than its memory (Docker's default: 64 MiB).
+    std::error_code ec;
+    const uint64_t room = std::filesystem::space(*dir, ec).available;
+    cache_ = {*dir, std::min(host_available / kHostCacheDen, ec ? 0 : room / 2)};
   }
   ~SharedInputs() {
     if (cache_.dir.empty()) return;
