@@ -29,6 +29,11 @@ void MemoryGate::advance() {
   changed_.notify_all();
 }
 
+uint64_t MemoryGate::waiting() {
+  const std::lock_guard lock(mutex_);
+  return next_ticket_ - serving_ - abandoned_.size();
+}
+
 void MemoryGate::release(uint64_t bytes) {
   if (capacity_ == 0) return;
   {

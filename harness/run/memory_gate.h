@@ -28,6 +28,8 @@ class MemoryGate {
   void release(uint64_t bytes);
 
   uint64_t capacity() const { return capacity_; }
+  /// How many acquire calls are waiting for their turn or for room now.
+  uint64_t waiting();
 
  private:
   void advance();  // the next ticket's turn (under the lock)

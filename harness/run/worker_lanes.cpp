@@ -12,7 +12,8 @@
 #include <thread>
 
 #include "run/case_queue.h"
-#include "run/memory_gate.h"
+#include "run/lane_memory.h"
+#include "run/shared_inputs.h"
 #include "session/execution/input_cache.h"
 #include "session/execution/memory_admission.h"
 #include "session/job/job_record.h"
@@ -24,12 +25,6 @@
 
 namespace opcert {
 namespace {
-
-// Of what the host has available, and of a device's memory, what the cases running at once may
-// reserve: the rest is for what no footprint counts (the workers themselves, a device's contexts
-// and libraries, an allocator's cache, a case a worker still holds between two of its cases).
-constexpr uint64_t kHostShareNum = 3, kHostShareDen = 4;
-constexpr uint64_t kDeviceShareNum = 4, kDeviceShareDen = 5;
 
 std::string session_log(const LaneLogs& logs, const RunTarget& t, const Lane& lane) {
   return (std::filesystem::path(logs.log_dir) / worker_log_file(t.backend->name(), lane.device, lane.slot)).string();
@@ -51,124 +46,10 @@ WorkerLaunch launch_for(const RunTarget& t, const Lane& lane, const Suite& suite
   return launch;
 }
 
-// The run's shared inputs (session/execution/input_cache.h), where two backends (a backend and its
-// peer) run the same cases side by side: at most an eighth of what the host has available (taken
-// from the memory gate's share) and half of /dev/shm's room. The folder goes when the run ends.
-class SharedInputs {
- public:
-  SharedInputs(const std::vector<Lane>& lanes, uint64_t host_available) {
-    std::set<std::size_t> targets;
-    for (const Lane& lane : lanes) targets.insert(lane.target);
-    if (targets.size() < 2 || host_available == 0) return;
-    const auto dir = make_input_cache_dir();
-    if (!dir) return;
-    // A container's /dev/shm may be far smaller than its memory (Docker's default: 64 MiB).
-    std::error_code ec;
-    const uint64_t room = std::filesystem::space(*dir, ec).available;
-    cache_ = {*dir, std::min(host_available / kHostCacheDen, ec ? 0 : room / 2)};
-  }
-  ~SharedInputs() {
-    if (cache_.dir.empty()) return;
-    std::error_code ec;
-    std::filesystem::remove_all(cache_.dir, ec);
-  }
-  SharedInputs(const SharedInputs&) = delete;
-  SharedInputs& operator=(const SharedInputs&) = delete;
-  const InputCache& cache() const { return cache_; }
-
-  /// Counts the jobs of every queue's groups, case by case.
-  void expect(const CaseGroup& g) {
-    const std::lock_guard lock(mutex_);
-    jobs_left_[g.case_index] += g.jobs.size();
-  }
-  /// A lane is done with a group: the last one done with a case removes its file.
-  void done(const CaseGroup& g, const Suite& suite) {
-    if (cache_.dir.empty()) return;
-    const std::lock_guard lock(mutex_);
-    std::size_t& left = jobs_left_[g.case_index];
-    left -= std::min(left, g.jobs.size());
-    std::error_code ec;
-    if (left > 0) return;
-    const std::string& id = suite.cases[g.case_index].id;
-    std::filesystem::remove(input_cache_file(cache_.dir, id), ec);
-    std::filesystem::remove(reference_cache_file(cache_.dir, id), ec);
-  }
-
-  static constexpr uint64_t kHostCacheDen = 8;
-
- private:
-  InputCache cache_;
-  std::mutex mutex_;
-  std::map<std::size_t, std::size_t> jobs_left_;
-};
-
-// The description of the device a lane runs on (its first without --devices), or null.
-const DeviceDescription* lane_device(const RunTarget& t, const Lane& lane) {
-  const auto& devices = t.backend->devices();
-  const std::size_t index = lane.device ? static_cast<std::size_t>(lane.device->index) : 0;
-  return index < devices.size() ? &devices[index] : nullptr;
-}
-
-bool device_is_host(const DeviceDescription* d) { return d == nullptr || d->device.type == OPCERT_DEVICE_CPU; }
-
 // Which queue a lane takes from: its target's, and with --device-mode each its device's too.
 std::pair<std::size_t, int> queue_key(const Lane& lane, bool shared) {
   return {lane.target, shared || !lane.device ? -1 : lane.device->index};
 }
-
-// The memory gates of one run: the host's, and one per device (by index: a peer's device 0 and a
-// backend's are the same GPU).
-class Gates {
- public:
-  Gates(const std::vector<Lane>& lanes, const std::vector<RunTarget>& targets, uint64_t host_capacity)
-      : host_(lanes.size() > 1 ? host_capacity : 0) {
-    for (const Lane& lane : lanes) {
-      const DeviceDescription* d = lane_device(targets[lane.target], lane);
-      if (lanes.size() < 2 || device_is_host(d)) continue;
-      const int index = lane.device ? lane.device->index : 0;
-      const uint64_t capacity = d->memory_bytes / kDeviceShareDen * kDeviceShareNum;
-      auto& gate = devices_[index];
-      if (!gate || (capacity > 0 && capacity < gate->capacity())) gate = std::make_unique<MemoryGate>(capacity);
-    }
-  }
-  MemoryGate& host() { return host_; }
-  MemoryGate* device(const Lane& lane) {
-    const auto it = devices_.find(lane.device ? lane.device->index : 0);
-    return it == devices_.end() ? nullptr : it->second.get();
-  }
-
- private:
-  MemoryGate host_;
-  std::map<int, std::unique_ptr<MemoryGate>> devices_;
-};
-
-// A case's memory, held while one lane runs its jobs.
-class GroupHold {
- public:
-  GroupHold(Gates& gates, const Lane& lane, const CaseGroup& g, const std::function<bool()>& stop)
-      : host_(&gates.host()), device_(gates.device(lane)), group_(&g) {
-    if (!host_->acquire(g.host_bytes, stop)) return;
-    if (device_ != nullptr && !device_->acquire(g.device_bytes, stop)) {
-      host_->release(g.host_bytes);
-      return;
-    }
-    held_ = true;
-  }
-  ~GroupHold() {
-    if (!held_) return;
-    if (device_ != nullptr) device_->release(group_->device_bytes);
-    host_->release(group_->host_bytes);
-  }
-  GroupHold(const GroupHold&) = delete;
-  GroupHold& operator=(const GroupHold&) = delete;
-  bool held() const { return held_; }
-
- private:
-  MemoryGate* host_;
-  MemoryGate* device_;
-  const CaseGroup* group_;
-  bool held_ = false;
-};
 
 }  // namespace
 
@@ -230,9 +111,7 @@ bool run_lanes(const std::vector<Lane>& lanes, const std::vector<RunTarget>& tar
   SharedInputs shared_inputs(lanes, host_available);
   for (const auto& [key, queue] : queues)
     for (std::size_t g = 0; g < queue->size(); ++g) shared_inputs.expect(queue->at(g));
-  const uint64_t cache_share = shared_inputs.cache().dir.empty() ? 0 : shared_inputs.cache().max_bytes;
-  const uint64_t host_share = host_available / kHostShareDen * kHostShareNum;
-  Gates gates(lanes, targets, host_share - std::min(cache_share, host_share));
+  LaneMemory memory(lanes, targets, host_gate_capacity(host_available, shared_inputs.set_aside()));
 
   const auto run_one = [&](const Lane& lane) {
     const RunTarget& target = targets[lane.target];
@@ -244,13 +123,13 @@ bool run_lanes(const std::vector<Lane>& lanes, const std::vector<RunTarget>& tar
         stopped = true;
         break;
       }
-      const GroupHold hold(gates, lane, *group, stop);
+      const GroupHold hold(memory, lane, *group, stop);
       if (!hold.held()) {
         stopped = true;
         break;
       }
       // Alone (bigger than the gate), a case finds the memory free that it would without the cache.
-      if (!shared_inputs.cache().dir.empty() && group->host_bytes > gates.host().capacity())
+      if (!shared_inputs.cache().dir.empty() && group->host_bytes > memory.host().capacity())
         clear_input_cache(shared_inputs.cache().dir);
       for (const std::size_t j : group->jobs) {
         const Job& job = jobs[j];

@@ -17,18 +17,13 @@
 #include "check/suite.h"
 #include "model/case_result.h"
 #include "reports/result_sink.h"
+#include "run/lane.h"
 #include "run/run_settings.h"
 #include "session/planning/job_list.h"
 #include "session/planning/targets.h"
 
 namespace opcert {
 
-/// One worker's place: a target (index into the run's targets) and its device, if chosen.
-struct Lane {
-  std::size_t target = 0;
-  std::optional<DeviceTag> device;
-  int slot = 0;  // which of the target's workers on this device (--workers): 0 the first
-};
 
 /// How many workers each backend gets per device: `asked` (--workers) when above 0; else (auto)
 /// one per two of the cores this process has (`cores` over the `local_size` ranks of its node)

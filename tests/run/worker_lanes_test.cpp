@@ -80,6 +80,11 @@ TEST_F(CaseQueueTest, EveryGroupIsTakenOnceByManyThreads) {
   EXPECT_EQ(taken.load(), 3000u);
 }
 
+// Until `n` callers wait at the gate (a thread's start may take long on a loaded machine).
+void wait_for_waiters(MemoryGate& gate, uint64_t n) {
+  while (gate.waiting() < n) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+
 TEST(MemoryGate, ACaseWaitsUntilTheHeldOnesLeaveRoom) {
   MemoryGate gate(100);
   ASSERT_TRUE(gate.acquire(60, nullptr));
@@ -88,7 +93,8 @@ TEST(MemoryGate, ACaseWaitsUntilTheHeldOnesLeaveRoom) {
     EXPECT_TRUE(gate.acquire(50, nullptr));
     second = true;
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  wait_for_waiters(gate, 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_FALSE(second.load()) << "60 + 50 is over 100: it waits";
   gate.release(60);
   waiter.join();
@@ -104,7 +110,8 @@ TEST(MemoryGate, ACaseBiggerThanTheWholeBudgetRunsAlone) {
     EXPECT_TRUE(gate.acquire(1, nullptr));
     small = true;
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  wait_for_waiters(gate, 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_FALSE(small.load()) << "nothing beside a case over the budget";
   gate.release(500);
   waiter.join();
@@ -116,17 +123,18 @@ TEST(MemoryGate, FirstComeFirstServedSoABigCaseIsNotStarved) {
   ASSERT_TRUE(gate.acquire(50, nullptr));
   std::atomic<int> order{0}, big_at{-1}, small_at{-1};
   std::thread big([&] {
-    EXPECT_TRUE(gate.acquire(90, nullptr));
+    EXPECT_TRUE(gate.acquire(95, nullptr));  // and the small one cannot fit beside it
     big_at = order++;
-    gate.release(90);
+    gate.release(95);
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  wait_for_waiters(gate, 1);
   std::thread small([&] {
     EXPECT_TRUE(gate.acquire(10, nullptr)) << "it fits beside the 50 held, but the big case came first";
     small_at = order++;
     gate.release(10);
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  wait_for_waiters(gate, 2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(small_at.load(), -1);
   gate.release(50);
   big.join();
@@ -140,9 +148,9 @@ TEST(MemoryGate, AStopEndsTheWaitAndPassesTheTurnOn) {
   ASSERT_TRUE(gate.acquire(100, nullptr));
   std::atomic<bool> stop{false};
   std::thread stopped([&] { EXPECT_FALSE(gate.acquire(10, [&] { return stop.load(); })); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  wait_for_waiters(gate, 1);
   std::thread next([&] { EXPECT_TRUE(gate.acquire(10, nullptr)) << "the stopped caller's turn must not block it"; });
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  wait_for_waiters(gate, 2);
   stop = true;
   stopped.join();
   gate.release(100);
