@@ -38,8 +38,8 @@ using Clock = std::chrono::steady_clock;
 // How long a rank may be silent: a case's backend part ends within its timeout and the harness's
 // parts before and after it within their limit each, a worker starts within its own.
 std::chrono::milliseconds rank_silence_limit(const RunSettings& s) {
-  return s.timeout + 2 * harness_phase_limit(s.timeout) + std::max<std::chrono::milliseconds>(std::chrono::seconds(120), s.timeout) +
-         std::chrono::seconds(60);
+  const auto startup = std::max<std::chrono::milliseconds>(std::chrono::seconds(120), s.timeout);
+  return s.timeout + 2 * harness_phase_limit(s.timeout) + startup + std::chrono::seconds(60);
 }
 
 // The lanes of one target, in lane order.

@@ -139,7 +139,9 @@ bool run_lanes(const std::vector<Lane>& lanes, const std::vector<RunTarget>& tar
           stopped = true;
           break;
         }
-        if (!session) session = std::make_unique<WorkerSession>(launch_for(target, lane, suite, s, logs, lanes.size() > 1, shared_inputs.cache()));
+        if (!session)
+          session = std::make_unique<WorkerSession>(
+              launch_for(target, lane, suite, s, logs, lanes.size() > 1, shared_inputs.cache()));
         events.started({job.backend, job.impl_key, c.id});
         auto result = session->run({c.id, job.impl_key}, c, s.timeout, stop);
         if (!result) {
