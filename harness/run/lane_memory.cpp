@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "session/execution/memory_admission.h"
+
 namespace opcert {
 namespace {
 
@@ -21,7 +23,7 @@ const DeviceDescription* lane_device(const RunTarget& t, const Lane& lane) {
   return index < devices.size() ? &devices[index] : nullptr;
 }
 
-bool device_is_host(const DeviceDescription* d) { return d == nullptr || d->device.type == OPCERT_DEVICE_CPU; }
+bool device_is_host(const DeviceDescription* d) { return d == nullptr || memory_is_host(*d); }
 
 LaneMemory::LaneMemory(const std::vector<Lane>& lanes, const std::vector<RunTarget>& targets, uint64_t host_capacity)
     : host_(lanes.size() > 1 ? host_capacity : 0) {

@@ -1,5 +1,7 @@
 #include "session/execution/input_cache.h"
 
+#include "session/execution/memory_admission.h"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
@@ -15,11 +17,8 @@
 namespace opcert {
 namespace {
 
-uint64_t input_bytes(const Case& c) {
-  uint64_t total = 0;
-  for (const TensorSpec& t : c.inputs) total += t.bytes();
-  return total;
-}
+// The case's input bytes, with checked arithmetic (a case that reaches a worker was admitted).
+uint64_t input_bytes(const Case& c) { return case_footprint(c).operands; }
 
 std::filesystem::path case_file(const std::filesystem::path& dir, const std::string& case_id, const char* kind) {
   std::string name;
@@ -105,24 +104,28 @@ bool write_file(const InputCache& cache, const std::filesystem::path& file, cons
   return !ec;
 }
 
+// The worker's log says which cases it shared and which it read.
+void say(const Case& c, const char* what, const char* how) {
+  fmt::print(stderr, "opcert worker: case '{}': {} {} the run's cache\n", c.id, what, how);
+}
+
 template <class T>
-T shared(const InputCache& cache, const Case& c, const std::filesystem::path& file, const FileKind<T>& kind,
-         const std::function<T()>& make, std::string& how) {
-  how.clear();
+T shared(const InputCache& cache, const Case& c, const char* what, const std::filesystem::path& file,
+         const FileKind<T>& kind, const std::function<T()>& make) {
   if (cache.dir.empty() || !worth_caching(c)) return make();
   for (;;) {
     if (auto cached = read_file(file, kind)) {
-      how = "read";
+      say(c, what, "read from");
       return std::move(*cached);
     }
     const Claim claim(file);
     if (claim.held()) {
       if (auto cached = read_file(file, kind)) {  // written between the look and the claim
-        how = "read";
+        say(c, what, "read from");
         return std::move(*cached);
       }
       T value = make();
-      if (write_file(cache, file, kind, value)) how = "written";
+      if (write_file(cache, file, kind, value)) say(c, what, "shared in");
       return value;
     }
     // Another worker is making it: wait for its file while it lives.
@@ -222,15 +225,14 @@ std::filesystem::path reference_cache_file(const std::filesystem::path& dir, con
 }
 
 std::vector<HostTensor> shared_inputs(const InputCache& cache, const Case& c,
-                                      const std::function<std::vector<HostTensor>()>& generate, std::string& how) {
-  return shared<std::vector<HostTensor>>(cache, c, input_cache_file(cache.dir, c.id), inputs_kind(c), generate, how);
+                                      const std::function<std::vector<HostTensor>()>& generate) {
+  return shared<std::vector<HostTensor>>(cache, c, "inputs", input_cache_file(cache.dir, c.id), inputs_kind(c), generate);
 }
 
 std::vector<ReferenceOutput> shared_reference(const InputCache& cache, const Case& c,
-                                              const std::function<std::vector<ReferenceOutput>()>& compute,
-                                              std::string& how) {
-  return shared<std::vector<ReferenceOutput>>(cache, c, reference_cache_file(cache.dir, c.id), reference_kind(),
-                                              compute, how);
+                                              const std::function<std::vector<ReferenceOutput>()>& compute) {
+  return shared<std::vector<ReferenceOutput>>(cache, c, "reference", reference_cache_file(cache.dir, c.id),
+                                              reference_kind(), compute);
 }
 
 void clear_input_cache(const std::filesystem::path& dir) {

@@ -47,14 +47,14 @@ std::filesystem::path input_cache_file(const std::filesystem::path& dir, const s
 std::filesystem::path reference_cache_file(const std::filesystem::path& dir, const std::string& case_id);
 
 /// The inputs of `c`: read from the cache, or made by `generate` and shared (when `c` is worth it
-/// and they fit the cache's bytes). `how` says which: "read", "written" or "" (kept to itself).
+/// and they fit the cache's bytes). The worker's stderr (its log) gets a line for each file it
+/// read or shared: "opcert worker: case 'ID': inputs read from the run's cache" ("shared in").
 std::vector<HostTensor> shared_inputs(const InputCache& cache, const Case& c,
-                                      const std::function<std::vector<HostTensor>()>& generate, std::string& how);
+                                      const std::function<std::vector<HostTensor>()>& generate);
 
 /// The reference of `c` (its inputs being the cache's): likewise, made by `compute`.
 std::vector<ReferenceOutput> shared_reference(const InputCache& cache, const Case& c,
-                                              const std::function<std::vector<ReferenceOutput>()>& compute,
-                                              std::string& how);
+                                              const std::function<std::vector<ReferenceOutput>()>& compute);
 
 /// Removes every file of the folder (a case bigger than the memory gate runs alone: it must find
 /// the memory free that it would find without the cache).

@@ -60,8 +60,10 @@ std::optional<uint64_t> host_available_bytes() {
   return std::nullopt;
 }
 
+bool memory_is_host(const DeviceDescription& device) { return device.device.type == OPCERT_DEVICE_CPU; }
+
 MemoryLimits memory_limits(const DeviceDescription& device, uint64_t max_memory) {
-  return {device.device.type == OPCERT_DEVICE_CPU, device.memory_bytes, host_available_bytes(), max_memory};
+  return {memory_is_host(device), device.memory_bytes, host_available_bytes(), max_memory};
 }
 
 std::string admission_refusal(const Footprint& f, const MemoryLimits& limits) {

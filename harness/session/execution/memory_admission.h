@@ -31,6 +31,10 @@ Footprint case_footprint(const Case& c);
 /// MemAvailable of /proc/meminfo: what this host can give without swapping; nullopt when unknown.
 std::optional<uint64_t> host_available_bytes();
 
+/// Whether `device`'s memory is the host's (the CPU backend's partitions): a case's device share
+/// is then host memory too.
+bool memory_is_host(const DeviceDescription& device);
+
 /// The limits a case is admitted against.
 struct MemoryLimits {
   bool device_is_host = true;

@@ -47,10 +47,7 @@ std::unique_ptr<PreparedCase> PreparedCase::prepare(BackendHandle& backend, cons
   } catch (const SizeError& e) {  // a case no suite loads (it refuses them): never run
     return end.fail(Status::kError, e.what());
   }
-  const auto mark = [&options](bool backend) {
-    if (options.phase_mark) options.phase_mark(backend);
-  };
-  mark(false);
+  p->mark_phase(false);
   try {
     const PhaseTimer timer(p->phases_.generate);
     const auto generate = [&c, &options] {
@@ -59,18 +56,14 @@ std::unique_ptr<PreparedCase> PreparedCase::prepare(BackendHandle& backend, cons
         for (const auto& spec : c.inputs) inputs.push_back(generate_input(spec, c.seed, c.id));
         return inputs;
       };
-      std::string shared;
-      std::vector<HostTensor> inputs = shared_inputs(options.input_cache, c, make, shared);
-      if (!shared.empty()) fmt::print(stderr, "opcert worker: case '{}': inputs {} the run's cache\n", c.id,
-                                      shared == "read" ? "read from" : "shared in");
-      return inputs;
+      return shared_inputs(options.input_cache, c, make);
     };
     p->inputs_ = options.memo ? options.memo->inputs(c, generate)
                               : std::make_shared<const std::vector<HostTensor>>(generate());
   } catch (const std::exception& e) {
     return end.fail(Status::kError, fmt::format("cannot generate the inputs: {}", e.what()));
   }
-  mark(true);
+  p->mark_phase(true);
   try {
     const PhaseTimer timer(p->phases_.copy);
     const std::vector<HostTensor>& inputs = *p->inputs_;
@@ -96,6 +89,10 @@ PreparedCase::~PreparedCase() {
   } catch (const std::exception&) {
     // nothing pending can matter now: the outputs are about to be freed
   }
+}
+
+void PreparedCase::mark_phase(bool backend) const {
+  if (options_.phase_mark) options_.phase_mark(backend);
 }
 
 void PreparedCase::launch() { backend_->run(call_.call()); }
@@ -149,7 +146,7 @@ CaseResult PreparedCase::check_outputs() {
     return finish(Status::kError, e.what());
   }
 
-  if (options_.phase_mark) options_.phase_mark(false);
+  mark_phase(false);
   try {
     CaseMemo::Golden golden;
     {
@@ -160,12 +157,7 @@ CaseResult PreparedCase::check_outputs() {
         const auto make = [&] {
           return options_.reference ? options_.reference(c, *inputs_, plan) : compute_reference(c, *inputs_, plan);
         };
-        std::string shared;
-        std::vector<ReferenceOutput> golden_outputs = shared_reference(options_.input_cache, c, make, shared);
-        if (!shared.empty())
-          fmt::print(stderr, "opcert worker: case '{}': reference {} the run's cache\n", c.id,
-                     shared == "read" ? "read from" : "shared in");
-        return golden_outputs;
+        return shared_reference(options_.input_cache, c, make);
       };
       golden = options_.memo ? options_.memo->golden(c, compute)
                              : std::make_shared<const std::vector<ReferenceOutput>>(compute());

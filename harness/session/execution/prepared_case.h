@@ -63,6 +63,9 @@ class PreparedCase {
   const PhaseTimes& phases() const { return phases_; }
 
  private:
+  // Tells ExecutionOptions::phase_mark, if any, whose part of the case begins.
+  void mark_phase(bool backend) const;
+
   PreparedCase(BackendHandle& backend, const std::string& impl_key, const Case& c, opcert_device device,
                const ExecutionOptions& options);
   CaseResult check_outputs();  // check() less the phases
