@@ -199,9 +199,24 @@ std::vector<int64_t> merge_rows(const std::vector<int64_t>& a, const std::vector
   return out;
 }
 
-RowCollector::RowCollector(std::vector<int64_t> rows, int64_t row_len, bool with_condition)
-    : rows_(std::move(rows)), row_len_(row_len), with_condition_(with_condition) {
-  const std::size_t n = rows_.size() * static_cast<std::size_t>(row_len_);
+RowCollector::RowCollector(std::vector<int64_t> rows, int64_t row_len, bool with_condition,
+                           const std::vector<int64_t>* sample)
+    : rows_(std::move(rows)), row_len_(row_len), with_condition_(with_condition), sample_(sample) {
+  std::size_t n = rows_.size() * static_cast<std::size_t>(row_len_);
+  if (sample_ != nullptr) {
+    // Both sorted: each row's sampled elements are consecutive in the sample.
+    const std::vector<int64_t>& kept = *sample_;
+    first_kept_.assign(rows_.size() + 1, 0);
+    std::size_t k = 0;
+    for (std::size_t p = 0; p < rows_.size(); ++p) {
+      first_kept_[p] = k;
+      while (row_len_ > 0 && k < kept.size() && kept[k] / row_len_ == rows_[p]) ++k;
+    }
+    first_kept_[rows_.size()] = k;
+    if (k != kept.size()) throw std::logic_error("reference: a sampled row is not among the rows collected");
+    n = kept.size();
+  }
+  filled_.assign(rows_.size(), 0);
   values_.assign(n, 0.0);
   magnitude_.assign(n, 0.0);
   if (with_condition_) condition_.assign(n, 0.0);
@@ -212,22 +227,24 @@ int64_t RowCollector::position(int64_t row) const {
   return (it == rows_.end() || *it != row) ? -1 : static_cast<int64_t>(it - rows_.begin());
 }
 
-namespace {
-
-void scatter_rows(const at::Tensor& block, std::span<const int64_t> positions, int64_t row_len, std::vector<double>& dst) {
-  const at::Tensor src = block.to(at::kDouble).contiguous();
-  const double* p = src.data_ptr<double>();
-  const auto bytes = static_cast<std::size_t>(row_len) * sizeof(double);
-  for (std::size_t r = 0; r < positions.size(); ++r)
-    if (bytes != 0) std::memcpy(dst.data() + positions[r] * row_len, p + static_cast<int64_t>(r) * row_len, bytes);
-}
-
-}  // namespace
-
 void RowCollector::put(std::span<const int64_t> positions, const RowBlock& block) {
-  scatter_rows(block.values, positions, row_len_, values_);
-  scatter_rows(block.magnitude, positions, row_len_, magnitude_);
-  if (with_condition_) scatter_rows(block.condition, positions, row_len_, condition_);
+  const auto store = [&](const at::Tensor& tensor, std::vector<double>& dst) {
+    const at::Tensor src = tensor.to(at::kDouble).contiguous();
+    const double* p = src.data_ptr<double>();
+    for (std::size_t r = 0; r < positions.size(); ++r) {
+      const double* row = p + static_cast<int64_t>(r) * row_len_;
+      const auto at = static_cast<std::size_t>(positions[r]);
+      if (sample_ == nullptr) {
+        if (row_len_ != 0) std::memcpy(dst.data() + at * row_len_, row, static_cast<std::size_t>(row_len_) * sizeof(double));
+        continue;
+      }
+      for (std::size_t k = first_kept_[at]; k < first_kept_[at + 1]; ++k) dst[k] = row[(*sample_)[k] % row_len_];
+    }
+  };
+  store(block.values, values_);
+  store(block.magnitude, magnitude_);
+  if (with_condition_) store(block.condition, condition_);
+  for (const int64_t p : positions) filled_[static_cast<std::size_t>(p)] = 1;
 }
 
 void RowCollector::put_range(int64_t first, const RowBlock& block) {
@@ -248,6 +265,16 @@ ReferenceOutput RowCollector::emit(const std::string& name, const std::vector<in
     return out;
   }
   out.indices = *sample;
+  if (sample_ != nullptr) {
+    if (sample_ != sample) throw std::logic_error("reference: '" + name + "' was collected for another sample");
+    for (std::size_t p = 0; p < rows_.size(); ++p)
+      if (first_kept_[p] != first_kept_[p + 1] && !filled_[p])
+        throw std::logic_error("reference: a sampled row of '" + name + "' was not computed");
+    out.values = values_;
+    out.magnitude = magnitude_;
+    out.condition = condition_;
+    return out;
+  }
   out.values.reserve(sample->size());
   out.magnitude.reserve(sample->size());
   for (int64_t i : *sample) {
@@ -270,8 +297,10 @@ at::Tensor index_tensor(std::span<const int64_t> values) {
 void round_in_place(at::Tensor& t, opcert_dtype dtype) {
   t = t.contiguous();
   double* p = t.data_ptr<double>();
-  const int64_t n = t.numel();
-  for (int64_t i = 0; i < n; ++i) p[i] = round_to(dtype, p[i]);
+  // Element by element: the same bytes for any thread count.
+  at::parallel_for(0, t.numel(), kDecodeGrain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) p[i] = round_to(dtype, p[i]);
+  });
 }
 
 std::vector<int64_t> integer_values(const HostTensor& tensor) {

@@ -66,9 +66,14 @@ struct RowBlock {
 };
 
 /// Collects the results of the rows an output needs, then emits the output as the plan asks.
+/// Given the output's sample, it keeps the sampled elements alone as rows come in: a sampled
+/// output of a large tensor needs thousands of whole rows computed (a norm's or a softmax's row is
+/// one reduction) but a few thousand elements kept, not the rows' gigabytes.
 class RowCollector {
  public:
-  RowCollector(std::vector<int64_t> rows, int64_t row_len, bool with_condition);
+  /// `sample`, when given, must outlive the collector and be the one emit() is given.
+  RowCollector(std::vector<int64_t> rows, int64_t row_len, bool with_condition,
+               const std::vector<int64_t>* sample = nullptr);
   const std::vector<int64_t>& rows() const { return rows_; }
   /// Position of `row` in rows(), or -1 when not collected.
   int64_t position(int64_t row) const;
@@ -84,6 +89,10 @@ class RowCollector {
   std::vector<int64_t> rows_;
   int64_t row_len_;
   bool with_condition_;
+  const std::vector<int64_t>* sample_;
+  // With a sample: the sample's elements of rows_[p] are [first_kept_[p], first_kept_[p + 1]).
+  std::vector<std::size_t> first_kept_;
+  std::vector<char> filled_;  // by position: the row was put
   std::vector<double> values_, magnitude_, condition_;
 };
 

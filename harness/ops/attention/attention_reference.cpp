@@ -246,7 +246,7 @@ std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor
     std::sort(lse_rows.begin(), lse_rows.end());
     rows = merge_rows(rows, lse_rows);
   }
-  Results out{RowCollector(rows, p.d, true), RowCollector(lse_indices, 1, true)};
+  Results out{RowCollector(rows, p.d, true, o_sample), RowCollector(lse_indices, 1, true, lse_sample)};
 
   // Group the rows by (sequence, key head): each group reads one head's keys and values once.
   std::map<std::pair<int64_t, int64_t>, std::vector<int64_t>> groups;

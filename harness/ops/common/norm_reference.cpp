@@ -88,8 +88,8 @@ std::vector<ReferenceOutput> norm_reference(const Case& c, std::span<const HostT
   const auto* r_sample = with_residual_out ? sampled(plan, norm::kResidualOut, t * h) : nullptr;
   std::vector<int64_t> rows = rows_needed(y_sample, h, t);
   if (with_residual_out) rows = merge_rows(rows, rows_needed(r_sample, h, t));
-  RowCollector y_out(rows, h, false);
-  RowCollector r_out(with_residual_out ? rows : std::vector<int64_t>{}, h, false);
+  RowCollector y_out(rows, h, false, y_sample);
+  RowCollector r_out(with_residual_out ? rows : std::vector<int64_t>{}, h, false, r_sample);
 
   for_row_chunks(rows, h, [&](int64_t first, std::span<const int64_t> chunk) {
     const at::Tensor x = gather_rows(*ops.x, h, chunk);

@@ -60,8 +60,8 @@ std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor
     if (scale_spec.shape != std::vector<int64_t>{m}) throw std::invalid_argument("quantize: output 'scale' must be [M]");
     const auto* s_sample = sampled(plan, names::kScale, m);
     const std::vector<int64_t> rows = merge_rows(rows_needed(q_sample, k, m), rows_needed(s_sample, 1, m));
-    RowCollector q_out(rows, k, false);
-    RowCollector s_out(rows, 1, false);
+    RowCollector q_out(rows, k, false, q_sample);
+    RowCollector s_out(rows, 1, false, s_sample);
     for_row_chunks(rows, k, [&](int64_t first, std::span<const int64_t> chunk) {
       const at::Tensor xr = gather_rows(x, k, chunk);
       const at::Tensor exact_scale = row_amax(xr) / qmax;
@@ -82,7 +82,7 @@ std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor
   s_out.put_range(0, scale_block(exact_scale));
 
   const std::vector<int64_t> rows = rows_needed(q_sample, k, m);
-  RowCollector q_out(rows, k, false);
+  RowCollector q_out(rows, k, false, q_sample);
   for_row_chunks(rows, k, [&](int64_t first, std::span<const int64_t> chunk) {
     const at::Tensor xr = gather_rows(x, k, chunk);
     q_out.put_range(first, quotient(xr, exact_scale.expand({xr.size(0)}), qmax));

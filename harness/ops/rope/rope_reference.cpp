@@ -66,7 +66,7 @@ ReferenceOutput rope_output(const Case& c, const HostTensor& x, const std::strin
   const int64_t numel = x.spec.numel();
   const auto* sample = sampled(plan, out_name, numel);
   const std::vector<int64_t> rows = rows_needed(sample, std::max<int64_t>(d, 1), d == 0 ? 0 : numel / d);
-  RowCollector out(rows, d, false);
+  RowCollector out(rows, d, false, sample);
   for_row_chunks(rows, d, [&](int64_t first, std::span<const int64_t> chunk) {
     std::vector<int64_t> positions(chunk.size());
     for (std::size_t i = 0; i < chunk.size(); ++i) positions[i] = position_of(r, chunk[i] / heads);

@@ -38,7 +38,7 @@ std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor
   const int64_t row_count = n == 0 ? 0 : numel / n;
   const auto* sample = sampled(plan, names::kY, numel);
   const std::vector<int64_t> rows = rows_needed(sample, std::max<int64_t>(n, 1), row_count);
-  RowCollector y(rows, n, true);
+  RowCollector y(rows, n, true, sample);
   for_row_chunks(rows, n, [&](int64_t first, std::span<const int64_t> chunk) {
     y.put_range(first, softmax_rows(gather_rows(x, n, chunk)));
   });
