@@ -20,6 +20,7 @@
 #include "session/job/stop_request.h"
 #include "session/planning/device_choice.h"
 #include "session/planning/job_shares.h"
+#include "util/remove_tree.h"
 
 namespace opcert {
 
@@ -92,7 +93,8 @@ int bench_as_member(World& world, const std::vector<RunTarget>& targets, const S
   mine.out_dir = make_private_temp_dir(fmt::format("opcert-rank{}-", rank));
   std::filesystem::create_directories(mine.out_dir / "logs");
   std::vector<std::unique_ptr<BenchWorkers>> workers;
-  for (const auto& device : lanes) workers.push_back(std::make_unique<BenchWorkers>(suite, mine, device));
+  const uint64_t shared_bytes = BenchWorkers::shared_host_bytes(targets, lanes.size(), world.local_size());
+  for (const auto& device : lanes) workers.push_back(std::make_unique<BenchWorkers>(suite, mine, device, shared_bytes));
   // A rank beyond its node's devices times nothing, but plans as the others do, on the first.
   std::unique_ptr<BenchWorkers> planner;
   if (workers.empty()) planner = std::make_unique<BenchWorkers>(suite, mine, chosen.front());
@@ -115,8 +117,7 @@ int bench_as_member(World& world, const std::vector<RunTarget>& targets, const S
   for (const auto& lane : workers)
     for (const std::string& note : lane->shutdown()) fmt::print(stderr, "opcert: rank {}: {}\n", rank, note);
   uplink.done(complete && !stop_requested(), mine.out_dir / "logs");
-  std::error_code ec;
-  std::filesystem::remove_all(mine.out_dir, ec);
+  remove_tree(mine.out_dir);
   remove_stop_handlers();
   return share_exit_code(world, kExitOk);
 }

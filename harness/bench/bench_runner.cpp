@@ -203,7 +203,8 @@ int bench_sitting(const std::vector<RunTarget>& targets, const Suite& suite, con
       start_sitting(report, std::move(header_and_job.second), s.out_dir, s.resume, {kMeasurementsJsonlFileName, "measurements", "bench"});
 
   std::vector<std::unique_ptr<BenchWorkers>> workers;
-  for (const auto& device : lanes) workers.push_back(std::make_unique<BenchWorkers>(suite, s, device));
+  const uint64_t shared_bytes = BenchWorkers::shared_host_bytes(targets, lanes.size(), world ? world->local_size() : 1);
+  for (const auto& device : lanes) workers.push_back(std::make_unique<BenchWorkers>(suite, s, device, shared_bytes));
   // What is timed is asked on the first lane's device; each then places every job on every lane.
   BenchPlan plan = plan_benchmarks(planned, targets, suite, s, *workers.front(), machine.value("gpus", nlohmann::json()));
   plan.jobs = place_bench_jobs(std::move(plan.jobs), lanes, s.device_mode);

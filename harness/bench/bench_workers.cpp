@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "bench/bench_protocol.h"
+#include "session/execution/memory_admission.h"
 #include "session/planning/device_choice.h"
 #include "session/job/stop_request.h"
 #include "session/worker/worker_launch.h"
@@ -30,11 +32,18 @@ int64_t repetitions(const std::vector<std::string>& flags) {
 
 }  // namespace
 
-BenchWorkers::BenchWorkers(const Suite& suite, const BenchSettings& s, std::optional<int> device)
+BenchWorkers::BenchWorkers(const Suite& suite, const BenchSettings& s, std::optional<int> device,
+                           uint64_t shared_host_bytes)
     : suite_(suite),
       settings_(s),
       device_(device),
-      worker_settings_(bench_worker_settings_json({s.sampling, s.cold_l2, s.benchmark_flags}).dump()) {}
+      worker_settings_(bench_worker_settings_json({s.sampling, s.cold_l2, s.benchmark_flags}).dump()),
+      shared_inputs_(shared_host_bytes) {}
+
+uint64_t BenchWorkers::shared_host_bytes(const std::vector<RunTarget>& targets, std::size_t lanes, int local_ranks) {
+  if (targets.size() < 2 || lanes == 0) return 0;
+  return host_available_bytes().value_or(0) / lanes / static_cast<uint64_t>(std::max(1, local_ranks));
+}
 
 BenchWorkers::~BenchWorkers() { shutdown(); }
 
@@ -57,6 +66,7 @@ WorkerSession& BenchWorkers::session_for(const BackendHandle& backend) {
     WorkerLaunch launch = worker_launch(backend.name(), device_of(backend), suite_, settings_, (settings_.out_dir / "logs").string(),
                                         "", std::max<std::chrono::milliseconds>(std::chrono::seconds(120), settings_.timeout));
     launch.args.insert(launch.args.end(), {"--bench", worker_settings_});
+    for (std::string& variable : shared_inputs_.environment()) launch.environment.push_back(std::move(variable));
     if (settings_.max_memory > 0) launch.args.insert(launch.args.end(), {"--max-memory", std::to_string(settings_.max_memory)});
     slot = std::make_unique<WorkerSession>(std::move(launch));
   }
@@ -97,6 +107,10 @@ bool BenchWorkers::measure(std::vector<BenchJob>& jobs, std::size_t index) {
   if (job.peer_job) request.peer_mean_s = jobs[*job.peer_job].latest_mean_s;
   if (job.copy_job) request.copy_mean_s = jobs[*job.copy_job].latest_mean_s;
   const Case& c = *job.test_case;
+  if (c.id != shared_case_) {  // a lane times a case's jobs back to back: the last case's files are done with
+    shared_inputs_.clear();
+    shared_case_ = c.id;
+  }
   auto answer = session_for(*job.backend)
                     .exchange({c.id, job.impl_key, bench_request_json(request)}, c, job_limit(settings_),
                               [] { return stop_requested(); });

@@ -16,6 +16,8 @@
 #include "bench/bench_job.h"
 #include "bench/bench_settings.h"
 #include "check/suite.h"
+#include "session/planning/targets.h"
+#include "session/worker/input_cache_folder.h"
 #include "session/worker/worker_session.h"
 
 namespace opcert {
@@ -24,7 +26,16 @@ class BenchWorkers {
  public:
   /// Workers for `suite` under `s`, each pinned to device `device` of its backend when given (every
   /// check tagged with it); each writes its stderr to <out>/logs/<backend>[.device<N>].worker.log.
-  BenchWorkers(const Suite& suite, const BenchSettings& s, std::optional<int> device = std::nullopt);
+  /// With `shared_host_bytes`, the workers share a big case's inputs and reference through a
+  /// folder sized to it (session/worker/input_cache_folder.h): the peer's worker makes them, the
+  /// backend's reads them; the folder holds one case, the one being timed.
+  BenchWorkers(const Suite& suite, const BenchSettings& s, std::optional<int> device = std::nullopt,
+               uint64_t shared_host_bytes = 0);
+
+  /// The host bytes each lane's folder is sized to: the host's available memory shared out among
+  /// the `lanes` lanes of each of the `local_ranks` ranks on this host, where two backends or more
+  /// time the same cases; else 0 (nothing to share).
+  static uint64_t shared_host_bytes(const std::vector<RunTarget>& targets, std::size_t lanes, int local_ranks = 1);
   ~BenchWorkers();
 
   /// Asks `backend`'s worker whether `impl_key` on `c` is to be timed (query_op and the memory
@@ -61,6 +72,8 @@ class BenchWorkers {
   std::string worker_settings_;  // the --bench argument every worker gets
   std::map<std::string, std::unique_ptr<WorkerSession>> sessions_;
   nlohmann::json conditions_;
+  InputCacheFolder shared_inputs_;
+  std::string shared_case_;  // the case whose files shared_inputs_ holds
 };
 
 }  // namespace opcert

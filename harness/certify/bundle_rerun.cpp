@@ -18,6 +18,7 @@
 #include "reports/report_reader.h"
 #include "session/job/repro.h"
 #include "session/job/run_paths.h"
+#include "util/remove_tree.h"
 
 namespace opcert {
 namespace {
@@ -210,7 +211,7 @@ void rerun_cases(const VerifyOutcome& outcome, const fs::path& bundle, const Rer
                                  here ? "its devices here: " + devices_text(*here) : unlisted));
   // The reruns' reports and logs stay where one did not reproduce: the problems point into them.
   const bool all_reproduced = reproduced == attempted;
-  if (all_reproduced && unlisted.empty()) fs::remove_all(work);  // else the listing's output stays, named above
+  if (all_reproduced && unlisted.empty()) remove_tree(work);  // else the listing's output stays, named above
   notes.push_back(fmt::format("re-ran {} case(s) chosen with --rerun-seed {}: {} reproduced their verdict{}", attempted,
                               seed, reproduced,
                               all_reproduced ? "" : fmt::format(" (their reports and logs: {})", work.string())));

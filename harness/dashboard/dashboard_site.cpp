@@ -10,6 +10,7 @@
 #include "model/input_error.h"
 #include "model/text_file.h"
 #include "reports/report_writer.h"
+#include "util/remove_tree.h"
 
 namespace opcert {
 namespace {
@@ -28,7 +29,7 @@ void prepare_directory(const std::filesystem::path& out) {
       throw InputError(fmt::format("--out '{}' holds files that are not an opcert dashboard: give a new or empty "
                                    "directory",
                                    out.string()));
-    for (const char* stale : {"runs", "series", "assets"}) fs::remove_all(out / stale, ec);
+    for (const char* stale : {"runs", "series", "assets"}) remove_tree(out / stale);
   }
   for (const char* sub : {"runs", "series", "assets"}) {
     fs::create_directories(out / sub, ec);

@@ -29,6 +29,7 @@
 #include "session/planning/job_list.h"
 #include "session/planning/job_shares.h"
 #include "session/worker/worker_session.h"
+#include "util/remove_tree.h"
 
 namespace opcert {
 namespace {
@@ -146,8 +147,7 @@ int run_as_member(World& world, const std::vector<RunTarget>& targets, const std
   const bool complete = run_lanes(lanes, targets, jobs, todo_by_target(jobs, suite, targets.size(), owners, rank, {}),
                                   suite, s, logs, events);
   uplink.done(complete, log_dir);
-  std::error_code ec;
-  std::filesystem::remove_all(log_dir, ec);
+  remove_tree(log_dir);
   remove_stop_handlers();
   return share_exit_code(world, kExitOk);
 }

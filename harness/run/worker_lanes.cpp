@@ -14,7 +14,6 @@
 #include "run/case_queue.h"
 #include "run/lane_memory.h"
 #include "run/shared_inputs.h"
-#include "session/execution/input_cache.h"
 #include "session/execution/memory_admission.h"
 #include "session/job/job_record.h"
 #include "session/job/repro.h"
@@ -35,14 +34,11 @@ std::string session_log(const LaneLogs& logs, const RunTarget& t, const Lane& la
 // away a core another worker needs, and each keeps all the cores for when it runs alone (a
 // model case's gigabytes of inputs, the run's last case). A user's OMP_WAIT_POLICY stands.
 WorkerLaunch launch_for(const RunTarget& t, const Lane& lane, const Suite& suite, const RunSettings& s,
-                        const LaneLogs& logs, bool side_by_side, const InputCache& cache) {
+                        const LaneLogs& logs, bool side_by_side, const InputCacheFolder& cache) {
   WorkerLaunch launch = worker_launch(t.backend->name(), lane.device, suite, s, logs.log_dir, logs.shown_prefix,
                                       std::max<std::chrono::milliseconds>(std::chrono::seconds(120), s.timeout), lane.slot);
   if (side_by_side && std::getenv("OMP_WAIT_POLICY") == nullptr) launch.environment.push_back("OMP_WAIT_POLICY=passive");
-  if (!cache.dir.empty()) {
-    launch.environment.push_back(fmt::format("{}={}", kInputCacheEnvironmentVariable, cache.dir.string()));
-    launch.environment.push_back(fmt::format("{}={}", kInputCacheBytesEnvironmentVariable, cache.max_bytes));
-  }
+  for (std::string& variable : cache.environment()) launch.environment.push_back(std::move(variable));
   return launch;
 }
 
@@ -129,8 +125,7 @@ bool run_lanes(const std::vector<Lane>& lanes, const std::vector<RunTarget>& tar
         break;
       }
       // Alone (bigger than the gate), a case finds the memory free that it would without the cache.
-      if (!shared_inputs.cache().dir.empty() && group->host_bytes > memory.host().capacity())
-        clear_input_cache(shared_inputs.cache().dir);
+      if (group->host_bytes > memory.host().capacity()) shared_inputs.folder().clear();
       for (const std::size_t j : group->jobs) {
         const Job& job = jobs[j];
         const Case& c = suite.cases[job.case_index];
@@ -141,7 +136,7 @@ bool run_lanes(const std::vector<Lane>& lanes, const std::vector<RunTarget>& tar
         }
         if (!session)
           session = std::make_unique<WorkerSession>(
-              launch_for(target, lane, suite, s, logs, lanes.size() > 1, shared_inputs.cache()));
+              launch_for(target, lane, suite, s, logs, lanes.size() > 1, shared_inputs.folder()));
         events.started({job.backend, job.impl_key, c.id});
         auto result = session->run({c.id, job.impl_key}, c, s.timeout, stop);
         if (!result) {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "bench/report_files.h"
@@ -174,6 +175,47 @@ TEST(BenchEndToEnd, ACopyBaselineGivesMemoryBoundRowsTheirPercentOfCopy) {
   if (problems != "skip") {
     EXPECT_EQ(problems, "") << problems;
   }
+}
+
+// The backend and its peer share a big case's inputs and reference (session/execution/input_cache.h,
+// one case at a time in a lane's folder): the peer's worker, first on the case, makes and writes
+// them, the backend's reads them, and the backend's check is the one it gets alone (every metric
+// equal); a small case is made by each worker.
+TEST(BenchEndToEnd, TheBackendReadsABigCasesInputsAndReferenceThatItsPeerMade) {
+  TempDir dir;
+  const std::string suite = dir.path() + "/suite.json";
+  std::ofstream(suite) << R"({"suite_format": "1.0", "description": "A big case and a small one.", "cases": [
+      {"op": "softmax", "id": "softmax.big", "params": {"shape": [2, 8388608], "dtype": "fp32"}},
+      {"op": "softmax", "id": "softmax.small", "params": {"shape": [4, 64], "dtype": "fp32"}}]})";
+  const auto bench = [&](const std::string& name, const std::string& peer) {
+    const std::string out = dir.path() + "/" + name;
+    const auto r = run_opcert("bench --backend cpu " + peer + " --suite " + suite + " --out " + out +
+                              " --benchmark_min_time=2x --max-noise 0");
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    std::map<std::string, json> checks;
+    const json report = read_json(fs::path(out) / "report.json");
+    for (const auto& rec : report.at("results"))
+      if (rec.at("backend") == "cpu") checks[rec.at("case").get<std::string>()] = rec;
+    return checks;
+  };
+  const auto shared = bench("shared", "");
+  const json report = read_json(fs::path(dir.path()) / "shared" / "report.json");
+  if (report.at("backends").size() < 2) GTEST_SKIP() << "no peer built in: nothing to share with";
+  const auto alone = bench("alone", "--no-peer");
+  ASSERT_EQ(shared.size(), 2u) << report.dump(2);
+  ASSERT_EQ(alone.size(), 2u);
+  for (const auto& [id, rec] : alone) {
+    EXPECT_EQ(shared.at(id).at("status"), "PASSED") << shared.at(id).dump();
+    EXPECT_EQ(shared.at(id).at("metrics"), rec.at("metrics")) << id;
+  }
+  std::string peer_log, own_log;
+  for (const auto& entry : fs::directory_iterator(fs::path(dir.path()) / "shared" / "logs"))
+    (entry.path().filename().string().rfind("cpu.", 0) == 0 ? own_log : peer_log) += read_text(entry.path());
+  EXPECT_NE(peer_log.find("case 'softmax.big': inputs shared in the run's cache"), std::string::npos) << peer_log;
+  EXPECT_NE(peer_log.find("case 'softmax.big': reference shared in the run's cache"), std::string::npos) << peer_log;
+  EXPECT_NE(own_log.find("case 'softmax.big': inputs read from the run's cache"), std::string::npos) << own_log;
+  EXPECT_NE(own_log.find("case 'softmax.big': reference read from the run's cache"), std::string::npos) << own_log;
+  EXPECT_EQ((peer_log + own_log).find("softmax.small': inputs"), std::string::npos) << "too small to share";
 }
 
 TEST(BenchEndToEnd, FlagsOpcertOwnsOrDoesNotKnowAreOneLineErrors) {

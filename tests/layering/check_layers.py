@@ -17,6 +17,8 @@ Rules:
   op names  no harness or reports source outside harness/ops/<op>/ holds "<op>" as a string.
   peer      no harness or reports source holds the word torch in a string literal, but the one
             default of --peer (harness/cli/cli_context.cpp, kDefaultPeer).
+  remove_all no harness or reports source calls std::filesystem::remove_all: a pip wheel's
+            libtorch.so exports one that crashes on a folder holding files; util/remove_tree.h
   sources   no CMakeLists.txt globs for source files: each library lists its sources, and only the
             op folders (harness/ops/, tests/ops/) are discovered, as folders; but the discoveries
             of DISCOVERY_FILES, each the one place that finds an op's files by folder.
@@ -48,9 +50,9 @@ LAYER_EDGES = {
     "dashboard": ["model", "util", "reports", "compare", "history"],
     "session": ["abi", "model", "util", "opkit", "loader", "reference", "check", "ranks", "reports"],
     "selftest": ["model", "util", "opkit", "loader", "check", "ranks", "reports", "session"],
-    "certify": ["abi", "model", "loader", "check", "reports", "session"],
+    "certify": ["abi", "model", "util", "loader", "check", "reports", "session"],
     "golden": ["abi", "model", "opkit", "loader", "reference", "check", "session"],
-    "run": ["model", "check", "ranks", "reports", "session"],
+    "run": ["model", "util", "check", "ranks", "reports", "session"],
     "bench": ["model", "util", "opkit", "loader", "check", "ranks", "reports", "session"],
     "cli": ["abi", "model", "util", "opkit", "loader", "reference", "ops", "check", "ranks", "reports", "compare",
             "history", "dashboard", "session", "selftest", "certify", "golden", "run", "bench"],
@@ -281,6 +283,20 @@ DISCOVERY_FILES = {
 SOURCE_GLOB = re.compile(r"file\(\s*GLOB(?:_RECURSE)?\b[^)]*?\*\.(?:c|cc|cpp|cu|cuh|h|hpp)\b", re.S)
 
 
+REMOVE_ALL = re.compile(r"\bremove_all\s*\(")
+
+
+def check_remove_all(root):
+    problems = []
+    for top in ("harness", "reports"):
+        for rel in sources(root, top):
+            text = strip_comments(open(os.path.join(root, rel), encoding="utf-8", errors="replace").read())
+            if REMOVE_ALL.search(text):
+                problems.append(f"{rel}: calls remove_all; use remove_tree (util/remove_tree.h: a pip wheel's "
+                                "libtorch.so binds remove_all to a copy that crashes)")
+    return problems
+
+
 def check_source_globs(root):
     problems = []
     for top in ("harness", "reports", "backends", "tests", "examples"):
@@ -297,7 +313,7 @@ def check_source_globs(root):
 def check(root, edges=None):
     edges = LAYER_EDGES if edges is None else edges
     return (check_edges(edges) + check_includes(root, edges) + check_links(root, edges) + check_names(root) +
-            check_source_globs(root))
+            check_remove_all(root) + check_source_globs(root))
 
 
 def self_test(root):
@@ -312,12 +328,13 @@ def self_test(root):
         "backends/cpu/zz_harness.cpp": '#include "model/case.h"\n',
         "harness/check/zz_name.cpp": 'const char* k = "softmax";\n',
         "reports/zz_peer.cpp": 'const char* p = "vs torch";\n',
+        "harness/run/zz_remove.cpp": 'void f(const std::filesystem::path& p) { std::filesystem::remove_all(p); }\n',
     }
     expected = ["zz_up.h:1: includes session/planning/targets.h, which points back up from model/ to session/",
                 "zz_sibling.cpp:1: includes bench/bench_job.h: run/ and bench/ are siblings",
                 'zz_undeclared.cpp:3: includes ranks/world.h, but reports/ may include only model, util: move the '
                 'code, or declare the edge "reports" -> "ranks"',
-                "zz_cross.cpp:1", "zz_harness.cpp:1", "zz_name.cpp", "zz_peer.cpp",
+                "zz_cross.cpp:1", "zz_harness.cpp:1", "zz_name.cpp", "zz_peer.cpp", "zz_remove.cpp: calls remove_all",
                 "links opcert::bench", "backends/cpu/CMakeLists.txt: globs",
                 "LAYER_EDGES: model -> check -> model is a cycle"]
     # A declared edge that closes a cycle: check/ already reaches model/, and model/ now check/.

@@ -1,6 +1,7 @@
 #include "session/execution/input_cache.h"
 
 #include "session/execution/memory_admission.h"
+#include "util/remove_tree.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <charconv>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -240,11 +242,24 @@ void clear_input_cache(const std::filesystem::path& dir) {
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) std::filesystem::remove(entry.path(), ec);
 }
 
-std::optional<std::filesystem::path> make_input_cache_dir() {
-  const std::filesystem::path shm = "/dev/shm";
+std::optional<std::filesystem::path> make_input_cache_dir(const std::filesystem::path& parent) {
   std::error_code ec;
-  if (!std::filesystem::is_directory(shm, ec) || ::access(shm.c_str(), W_OK) != 0) return std::nullopt;
-  std::string pattern = (shm / "opcert-inputs-XXXXXX").string();
+  if (!std::filesystem::is_directory(parent, ec) || ::access(parent.c_str(), W_OK) != 0) return std::nullopt;
+  // A runner killed outright (SIGKILL, a lost node) could not remove its folder: the folders of
+  // runners that are gone are removed first, with whatever they hold.
+  constexpr std::string_view kPrefix = "opcert-inputs-";
+  for (const auto& entry : std::filesystem::directory_iterator(parent, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(kPrefix, 0) != 0) continue;
+    const std::string_view rest = std::string_view(name).substr(kPrefix.size());
+    const std::size_t dash = rest.find('-');
+    long pid = 0;
+    if (dash == std::string_view::npos ||
+        std::from_chars(rest.data(), rest.data() + dash, pid).ptr != rest.data() + dash || pid <= 0)
+      continue;  // not named by a runner's pid
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) remove_tree(entry.path());
+  }
+  std::string pattern = (parent / fmt::format("{}{}-XXXXXX", kPrefix, ::getpid())).string();
   if (::mkdtemp(pattern.data()) == nullptr) return std::nullopt;
   return std::filesystem::path(pattern);
 }

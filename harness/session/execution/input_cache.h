@@ -60,7 +60,9 @@ std::vector<ReferenceOutput> shared_reference(const InputCache& cache, const Cas
 /// the memory free that it would find without the cache).
 void clear_input_cache(const std::filesystem::path& dir);
 
-/// A new private cache folder for one run, under /dev/shm, or nullopt where there is none to use.
-std::optional<std::filesystem::path> make_input_cache_dir();
+/// A new private cache folder for one run in `parent` (in memory: /dev/shm), named for this
+/// process (opcert-inputs-<pid>-XXXXXX), or nullopt where there is none to use. The folders there
+/// of runners no longer alive are removed first.
+std::optional<std::filesystem::path> make_input_cache_dir(const std::filesystem::path& parent = "/dev/shm");
 
 }  // namespace opcert
