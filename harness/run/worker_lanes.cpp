@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "ranks/world.h"
 #include "run/case_queue.h"
 #include "run/lane_memory.h"
 #include "run/shared_inputs.h"
@@ -103,7 +104,9 @@ bool run_lanes(const std::vector<Lane>& lanes, const std::vector<RunTarget>& tar
     queue = std::make_unique<CaseQueue>(jobs, mine, suite, device_is_host(lane_device(targets[lane.target], lane)),
                                         lanes_on[queue_key(lane, shared)] > 1);
   }
-  const uint64_t host_available = lanes.size() > 1 ? host_available_bytes().value_or(0) : 0;
+  // The ranks of a job on one host gate their lanes each on its own: each takes its share of the host.
+  const uint64_t local_ranks = s.world != nullptr && s.world->size() > 1 ? std::max(1, s.world->local_size()) : 1;
+  const uint64_t host_available = lanes.size() > 1 ? host_available_bytes().value_or(0) / local_ranks : 0;
   SharedInputs shared_inputs(lanes, host_available);
   for (const auto& [key, queue] : queues)
     for (std::size_t g = 0; g < queue->size(); ++g) shared_inputs.expect(queue->at(g));
