@@ -1,5 +1,7 @@
 #include "check/philox.h"
 
+#include "check/philox_avx2.h"
+
 
 namespace opcert {
 namespace {
@@ -23,6 +25,16 @@ CounterRng::CounterRng(uint64_t seed, std::string_view case_id, std::string_view
   const uint64_t key = finalise(mix(mix(0xCBF29CE484222325ull ^ finalise(seed), case_id), tensor));
   key_[0] = static_cast<uint32_t>(key);
   key_[1] = static_cast<uint32_t>(key >> 32);
+}
+
+void CounterRng::uniform_block(uint64_t first, std::size_t n, double* out, uint32_t draw) const {
+  static const bool avx2 = philox_detail::cpu_has_avx2();
+  std::size_t done = 0;
+  if (avx2 && n >= 8) {
+    done = n - n % 8;
+    philox_detail::uniform_block_avx2(key_[0], key_[1], first, done, draw, out);
+  }
+  for (std::size_t j = done; j < n; ++j) out[j] = uniform(first + j, draw);
 }
 
 }  // namespace opcert

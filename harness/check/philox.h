@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -39,6 +40,9 @@ class CounterRng {
     const auto out = philox4x32_10({static_cast<uint32_t>(index), static_cast<uint32_t>(index >> 32), draw, 0u}, key_[0], key_[1]);
     return uint64_t{out[0]} << 32 | out[1];
   }
+  /// out[j] = uniform(first + j, draw) for j in [0, n): the same values, eight elements at a time
+  /// where the CPU has AVX2 (check/philox_avx2.cpp), else one by one.
+  void uniform_block(uint64_t first, std::size_t n, double* out, uint32_t draw = 0) const;
 
  private:
   uint32_t key_[2];

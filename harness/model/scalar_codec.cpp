@@ -1,8 +1,11 @@
 #include "model/scalar_codec.h"
 
+#include "model/dtype.h"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -69,7 +72,7 @@ double quantum(int mbits, int min_exponent, double x) {
 // format's grid and then saturating (e4m3fn) or overflowing to infinity (the others) above the
 // largest finite value, which tests/model/scalar_codec_test.cpp checks code by code and midpoint
 // by midpoint.
-uint32_t encode(const Format& f, double value) {
+[[gnu::always_inline]] inline uint32_t encode(const Format& f, double value) {
   const uint32_t sign_bit = 1u << (f.ebits + f.mbits);
   const uint32_t top = (1u << f.ebits) - 1;
   const uint32_t mantissa_mask = (1u << f.mbits) - 1;
@@ -186,6 +189,34 @@ void store_as(opcert_dtype dtype, double value, void* dst) {
       return;
     }
     default: throw std::invalid_argument("store_as: invalid dtype");
+  }
+}
+
+namespace {
+
+// One format's codes for a run of values: the format known at compile time, so the encoder is
+// specialised for it (the inner loop of input generation).
+template <class Code, const Format& F>
+void encode_run(const double* values, std::size_t n, std::byte* dst) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto code = static_cast<Code>(encode(F, values[i]));
+    std::memcpy(dst + i * sizeof(Code), &code, sizeof(Code));
+  }
+}
+
+}  // namespace
+
+void store_block(opcert_dtype dtype, const double* values, std::size_t n, void* dst) {
+  auto* out = static_cast<std::byte*>(dst);
+  switch (dtype) {
+    case OPCERT_DTYPE_F16: return encode_run<uint16_t, kFp16>(values, n, out);
+    case OPCERT_DTYPE_BF16: return encode_run<uint16_t, kBf16>(values, n, out);
+    case OPCERT_DTYPE_F8_E4M3FN: return encode_run<uint8_t, kE4m3>(values, n, out);
+    case OPCERT_DTYPE_F8_E5M2: return encode_run<uint8_t, kE5m2>(values, n, out);
+    default: {
+      const std::size_t width = dtype_bytes(dtype);
+      for (std::size_t i = 0; i < n; ++i) store_as(dtype, values[i], out + i * width);
+    }
   }
 }
 

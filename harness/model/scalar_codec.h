@@ -5,6 +5,7 @@
 
 #include <opcert/backend_abi.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace opcert {
@@ -25,6 +26,9 @@ double round_to(opcert_dtype dtype, double value);
 
 /// Store `value` rounded into `dtype` at `dst` (dtype_bytes(dtype) bytes).
 void store_as(opcert_dtype dtype, double value, void* dst);
+
+/// store_as over a run: values[i] at dst + i * dtype_bytes(dtype), the same bytes, faster.
+void store_block(opcert_dtype dtype, const double* values, std::size_t n, void* dst);
 
 /// Load the element at `src` exactly.
 double load_from(opcert_dtype dtype, const void* src);

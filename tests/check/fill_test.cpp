@@ -4,7 +4,11 @@
 #include <omp.h>
 
 #include <cmath>
+#include <limits>
+#include <vector>
 
+#include "check/philox.h"
+#include "model/dtype.h"
 #include "model/scalar_codec.h"
 
 namespace opcert {
@@ -29,6 +33,34 @@ TEST(Fill, RandomValuesAreInRangeAndAlreadyRoundedToTheDtype) {
     EXPECT_GE(v, -2.0);
     EXPECT_LE(v, 3.0);
     EXPECT_EQ(v, round_to(OPCERT_DTYPE_BF16, v));
+  }
+}
+
+// The random fill draws its uniforms a block at a time (eight lanes at once where the CPU has AVX2):
+// every element is still lo + (hi - lo) * uniform(i) rounded into the dtype, specials in place,
+// including a last block that is not whole.
+TEST(Fill, RandomElementsAreTheDrawsOfTheirOwnIndex) {
+  FillSpec f;
+  f.lo = -1.5;
+  f.hi = 2.25;
+  f.specials = {std::numeric_limits<double>::infinity(), -0.0};
+  f.special_every = 997;
+  for (const opcert_dtype dtype : {OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16, OPCERT_DTYPE_F8_E4M3FN}) {
+    const TensorSpec s = spec("x", dtype, {3, 70001}, f);  // 210003 elements: parallel, a partial last block
+    const HostTensor t = generate_input(s, 77, "case.id");
+    const CounterRng rng(77, "case.id", "x");
+    const std::vector<double> got = t.values();
+    int64_t differing = 0;
+    for (int64_t i = 0; i < s.numel(); ++i) {
+      double v = f.lo + (f.hi - f.lo) * rng.uniform(static_cast<uint64_t>(i));
+      if (i % f.special_every == f.special_every - 1) v = f.specials[static_cast<std::size_t>(i / f.special_every) % 2];
+      const double expected = round_to(dtype, v);
+      const bool same = std::isnan(expected) ? std::isnan(got[static_cast<std::size_t>(i)])
+                                             : std::signbit(expected) == std::signbit(got[static_cast<std::size_t>(i)]) &&
+                                                   expected == got[static_cast<std::size_t>(i)];
+      differing += same ? 0 : 1;
+    }
+    EXPECT_EQ(differing, 0) << dtype_name(dtype);
   }
 }
 

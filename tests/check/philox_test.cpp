@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <vector>
 
 namespace opcert {
 namespace {
@@ -50,6 +51,22 @@ TEST(CounterRng, UniformIsInTheUnitIntervalAndRoughlyUniform) {
   }
   EXPECT_NEAR(sum / kN, 0.5, 0.01);
   for (int b : buckets) EXPECT_NEAR(b, kN / 10, kN / 100) << "a decile far from 10%";
+}
+
+// uniform_block (eight lanes at once where the CPU has AVX2) gives each element's own uniform, bit
+// for bit: blocks of any length and start, across the 2^32 boundary of the counter's low word,
+// for either draw.
+TEST(CounterRng, ABlockOfDrawsIsTheDrawsOneByOne) {
+  const CounterRng rng(2718, "attention.wan.720p", "q");
+  const std::vector<uint64_t> starts = {0, 1, 7, 1000003, (uint64_t{1} << 32) - 13, (uint64_t{5} << 40) + 3};
+  for (const uint64_t first : starts)
+    for (const std::size_t n : {std::size_t{1}, std::size_t{8}, std::size_t{9}, std::size_t{64}, std::size_t{203}})
+      for (const uint32_t draw : {0u, 1u}) {
+        std::vector<double> block(n);
+        rng.uniform_block(first, n, block.data(), draw);
+        for (std::size_t j = 0; j < n; ++j)
+          ASSERT_EQ(block[j], rng.uniform(first + j, draw)) << "first " << first << " n " << n << " j " << j << " draw " << draw;
+      }
 }
 
 TEST(CounterRng, DrawsOfOneElementAreIndependent) {

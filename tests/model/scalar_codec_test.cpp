@@ -9,6 +9,9 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <vector>
+
+#include "model/dtype.h"
 
 namespace opcert {
 namespace {
@@ -187,6 +190,34 @@ TEST(ScalarCodec, EveryMidpointRoundsToNearestEven) {
         EXPECT_EQ(grid_spacing(c.dtype, *lo), *hi - *lo) << "dtype " << c.dtype << " code 0x" << std::hex << code;
       }
     }
+  }
+}
+
+// store_block (a run of values, the format fixed at compile time) writes the bytes store_as writes,
+// value by value: every midpoint of every code and its neighbours, zeros, specials, values past
+// the largest finite and below the smallest subnormal, in every dtype.
+TEST(ScalarCodec, AStoredBlockIsTheValuesStoredOneByOne) {
+  std::vector<double> values = {0.0, -0.0, std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                                std::nan(""), 1e300, -1e300, 1e-300, -1e-300, 4.9e-324, 65520.0, 448.0, 464.0, 0.5};
+  for (const FormatDef& def : {kFp16, kBf16, kE4m3, kE5m2}) {
+    const uint32_t sign = 1u << (def.exp_bits + def.man_bits);
+    for (uint32_t code = 0; code + 1 < sign; ++code) {
+      const auto lo = reference_decode(def, code), hi = reference_decode(def, code + 1);
+      if (!lo || !hi || std::isinf(*hi)) break;
+      const double mid = (*lo + *hi) / 2.0;
+      for (const double v : {mid, std::nextafter(mid, 0.0), std::nextafter(mid, 1e300), *lo}) {
+        values.push_back(v);
+        values.push_back(-v);
+      }
+    }
+  }
+  for (const opcert_dtype dtype : {OPCERT_DTYPE_F64, OPCERT_DTYPE_F32, OPCERT_DTYPE_F16, OPCERT_DTYPE_BF16,
+                                   OPCERT_DTYPE_F8_E4M3FN, OPCERT_DTYPE_F8_E5M2, OPCERT_DTYPE_I8, OPCERT_DTYPE_I32}) {
+    const std::size_t width = dtype_bytes(dtype);
+    std::vector<unsigned char> one(values.size() * width), block(values.size() * width);
+    for (std::size_t i = 0; i < values.size(); ++i) store_as(dtype, values[i], one.data() + i * width);
+    store_block(dtype, values.data(), values.size(), block.data());
+    EXPECT_EQ(one, block) << "dtype " << dtype;
   }
 }
 
