@@ -176,7 +176,9 @@ TEST(RunDevices, TheCpuBackendSplitsTheHostIntoPartitions) {
     }
     EXPECT_TRUE(d["pci_bus_id"].is_null()) << d.dump();
   }
-  if (fs::exists("/etc/machine-id")) EXPECT_EQ(uuids.size(), 3u) << "each partition its own: " << cpu.dump();
+  if (fs::exists("/etc/machine-id")) {
+    EXPECT_EQ(uuids.size(), 3u) << "each partition its own: " << cpu.dump();
+  }
 
   const std::string out = dir.path() + "/out";
   const auto r = run_opcert("run --backend cpu --no-peer --progress plain --filter '^softmax\\.fp32' --devices all --device-mode each --out " + out,

@@ -22,7 +22,9 @@ TEST_F(CudaSmoke, EveryDeviceIsANamedCudaDeviceWithEvents) {
   ASSERT_GE(devices.size(), 1u);
   for (std::size_t i = 0; i < devices.size(); ++i) {
     EXPECT_EQ(devices[i].device.type, OPCERT_DEVICE_CUDA) << "device " << i;
-    if (i > 0) EXPECT_GT(devices[i].device.index, devices[i - 1].device.index) << "devices listed out of order";
+    if (i > 0) {
+      EXPECT_GT(devices[i].device.index, devices[i - 1].device.index) << "devices listed out of order";
+    }
     EXPECT_FALSE(devices[i].name.empty()) << "device " << i;
   }
   EXPECT_TRUE(backend_->has_events());
