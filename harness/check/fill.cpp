@@ -56,11 +56,11 @@ HostTensor generate_input(const TensorSpec& spec, uint64_t seed, std::string_vie
   // rounded into the dtype in one run (store_block).
   constexpr int64_t kBlock = 2048;
   const int64_t blocks = (n + kBlock - 1) / kBlock;
+  const bool random = f.kind == FillSpec::Kind::kRandom;
 #pragma omp parallel for schedule(static) if (n > 65536)
   for (int64_t b = 0; b < blocks; ++b) {
     const int64_t first = b * kBlock, end = std::min(n, first + kBlock);
     double v[kBlock];
-    const bool random = f.kind == FillSpec::Kind::kRandom;
     if (random) rng.uniform_block(static_cast<uint64_t>(first), static_cast<std::size_t>(end - first), v);
     for (int64_t i = first; i < end; ++i) {
       double& value = v[i - first];

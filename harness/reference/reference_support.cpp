@@ -202,7 +202,7 @@ std::vector<int64_t> merge_rows(const std::vector<int64_t>& a, const std::vector
 RowCollector::RowCollector(std::vector<int64_t> rows, int64_t row_len, bool with_condition,
                            const std::vector<int64_t>* sample)
     : rows_(std::move(rows)), row_len_(row_len), with_condition_(with_condition), sample_(sample) {
-  std::size_t n = rows_.size() * static_cast<std::size_t>(row_len_);
+  std::size_t n = rows_.size() * static_cast<std::size_t>(row_len_);  // every row whole
   if (sample_ != nullptr) {
     // Both sorted: each row's sampled elements are consecutive in the sample.
     const std::vector<int64_t>& kept = *sample_;
@@ -253,38 +253,21 @@ void RowCollector::put_range(int64_t first, const RowBlock& block) {
   put(positions, block);
 }
 
-ReferenceOutput RowCollector::emit(const std::string& name, const std::vector<int64_t>* sample, int64_t numel) const {
+ReferenceOutput RowCollector::emit(const std::string& name, int64_t numel) const {
   ReferenceOutput out;
   out.name = name;
-  if (sample == nullptr) {
+  if (sample_ == nullptr) {
     if (static_cast<int64_t>(values_.size()) != numel)
       throw std::logic_error(fmt::format("reference: '{}' computed {} elements, expected {}", name, values_.size(), numel));
-    out.values = values_;
-    out.magnitude = magnitude_;
-    out.condition = condition_;
-    return out;
-  }
-  out.indices = *sample;
-  if (sample_ != nullptr) {
-    if (sample_ != sample) throw std::logic_error("reference: '" + name + "' was collected for another sample");
+  } else {
     for (std::size_t p = 0; p < rows_.size(); ++p)
       if (first_kept_[p] != first_kept_[p + 1] && !filled_[p])
         throw std::logic_error("reference: a sampled row of '" + name + "' was not computed");
-    out.values = values_;
-    out.magnitude = magnitude_;
-    out.condition = condition_;
-    return out;
+    out.indices = *sample_;
   }
-  out.values.reserve(sample->size());
-  out.magnitude.reserve(sample->size());
-  for (int64_t i : *sample) {
-    const int64_t pos = position(i / row_len_);
-    if (pos < 0) throw std::logic_error("reference: a sampled row of '" + name + "' was not computed");
-    const auto at = static_cast<std::size_t>(pos * row_len_ + i % row_len_);
-    out.values.push_back(values_[at]);
-    out.magnitude.push_back(magnitude_[at]);
-    if (with_condition_) out.condition.push_back(condition_[at]);
-  }
+  out.values = values_;
+  out.magnitude = magnitude_;
+  out.condition = condition_;
   return out;
 }
 

@@ -71,9 +71,8 @@ struct RowBlock {
 /// one reduction) but a few thousand elements kept, not the rows' gigabytes.
 class RowCollector {
  public:
-  /// `sample`, when given, must outlive the collector and be the one emit() is given.
-  RowCollector(std::vector<int64_t> rows, int64_t row_len, bool with_condition,
-               const std::vector<int64_t>* sample = nullptr);
+  /// `sample` (sampled() of the output; null: the output whole) must outlive the collector.
+  RowCollector(std::vector<int64_t> rows, int64_t row_len, bool with_condition, const std::vector<int64_t>* sample);
   const std::vector<int64_t>& rows() const { return rows_; }
   /// Position of `row` in rows(), or -1 when not collected.
   int64_t position(int64_t row) const;
@@ -81,9 +80,9 @@ class RowCollector {
   void put(std::span<const int64_t> positions, const RowBlock& block);
   /// Stores block rows at positions [first, first + n).
   void put_range(int64_t first, const RowBlock& block);
-  /// The output `name` of `numel` elements: the sampled elements when `sample`, else all
-  /// (rows() must then be every row).
-  ReferenceOutput emit(const std::string& name, const std::vector<int64_t>* sample, int64_t numel) const;
+  /// The output `name` of `numel` elements: the sampled elements when the collector has a sample,
+  /// else all (rows() must then be every row).
+  ReferenceOutput emit(const std::string& name, int64_t numel) const;
 
  private:
   std::vector<int64_t> rows_;

@@ -1,14 +1,23 @@
 #include "run/shared_inputs.h"
 
+#include <algorithm>
 #include <set>
 
 namespace opcert {
 
-SharedInputs::SharedInputs(const std::vector<Lane>& lanes, uint64_t host_available) {
+namespace {
+
+// Nothing to share unless two targets or more run the same cases.
+uint64_t shared_bytes(const std::vector<Lane>& lanes, uint64_t host_available) {
   std::set<std::size_t> targets;
   for (const Lane& lane : lanes) targets.insert(lane.target);
-  folder_ = std::make_unique<InputCacheFolder>(targets.size() < 2 ? 0 : host_available);
+  return targets.size() < 2 ? 0 : host_available;
 }
+
+}  // namespace
+
+SharedInputs::SharedInputs(const std::vector<Lane>& lanes, uint64_t host_available)
+    : folder_(shared_bytes(lanes, host_available)) {}
 
 void SharedInputs::expect(const CaseGroup& g) {
   const std::lock_guard lock(mutex_);
@@ -16,12 +25,12 @@ void SharedInputs::expect(const CaseGroup& g) {
 }
 
 void SharedInputs::done(const CaseGroup& g, const Suite& suite) {
-  if (folder_->cache().dir.empty()) return;
+  if (folder_.cache().dir.empty()) return;
   const std::lock_guard lock(mutex_);
   std::size_t& left = jobs_left_[g.case_index];
   left -= std::min(left, g.jobs.size());
   if (left > 0) return;
-  folder_->forget(suite.cases[g.case_index].id);
+  folder_.forget(suite.cases[g.case_index].id);
 }
 
 }  // namespace opcert

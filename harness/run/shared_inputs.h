@@ -8,7 +8,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -28,9 +27,9 @@ class SharedInputs {
   SharedInputs& operator=(const SharedInputs&) = delete;
 
   /// The folder the workers are told of (their environment: InputCacheFolder::environment()).
-  const InputCacheFolder& folder() const { return *folder_; }
+  const InputCacheFolder& folder() const { return folder_; }
   /// The bytes set aside for it from the host's gate.
-  uint64_t set_aside() const { return folder_->set_aside(); }
+  uint64_t set_aside() const { return folder_.set_aside(); }
 
   /// Counts a queue's group: its case is done when all the groups counted for it are.
   void expect(const CaseGroup& g);
@@ -38,7 +37,7 @@ class SharedInputs {
   void done(const CaseGroup& g, const Suite& suite);
 
  private:
-  std::unique_ptr<InputCacheFolder> folder_;
+  InputCacheFolder folder_;
   std::mutex mutex_;
   std::map<std::size_t, std::size_t> jobs_left_;  // by case index
 };

@@ -258,8 +258,8 @@ std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor
                    [&](int64_t, std::span<const int64_t> chunk) { attend(p, key.first, key.second, chunk, out); });
   }
 
-  std::vector<ReferenceOutput> result{out.o.emit(names::kO, o_sample, o_numel)};
-  if (with_lse) result.push_back(out.lse.emit(names::kLse, lse_sample, lse_numel));
+  std::vector<ReferenceOutput> result{out.o.emit(names::kO, o_numel)};
+  if (with_lse) result.push_back(out.lse.emit(names::kLse, lse_numel));
   return result;
 }
 

@@ -68,7 +68,7 @@ std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor
       q_out.put_range(first, quotient(xr, exact_scale, qmax));
       s_out.put_range(first, scale_block(exact_scale));
     });
-    return {q_out.emit(names::kQ, q_sample, m * k), s_out.emit(names::kScale, s_sample, m)};
+    return {q_out.emit(names::kQ, m * k), s_out.emit(names::kScale, m)};
   }
   if (granularity != "tensor")
     throw std::invalid_argument("quantize: granularity must be \"token\" or \"tensor\", got \"" + granularity + "\"");
@@ -78,7 +78,7 @@ std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor
   double amax = 0.0;
   for (int64_t i = 0; i < m * k; ++i) amax = std::max(amax, std::fabs(decode(i)));
   const at::Tensor exact_scale = at::full({1}, amax / qmax, at::kDouble);
-  RowCollector s_out({0}, 1, false);
+  RowCollector s_out({0}, 1, false, sampled(plan, names::kScale, 1));
   s_out.put_range(0, scale_block(exact_scale));
 
   const std::vector<int64_t> rows = rows_needed(q_sample, k, m);
@@ -87,7 +87,7 @@ std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor
     const at::Tensor xr = gather_rows(x, k, chunk);
     q_out.put_range(first, quotient(xr, exact_scale.expand({xr.size(0)}), qmax));
   });
-  return {q_out.emit(names::kQ, q_sample, m * k), s_out.emit(names::kScale, sampled(plan, names::kScale, 1), 1)};
+  return {q_out.emit(names::kQ, m * k), s_out.emit(names::kScale, 1)};
 }
 
 }  // namespace

@@ -74,7 +74,7 @@ ReferenceOutput rope_output(const Case& c, const HostTensor& x, const std::strin
     const at::Tensor sin = gather_rows(*r.sin, r.rotary_dim / 2, positions);
     out.put_range(first, rotate(gather_rows(x, d, chunk), cos, sin, r));
   });
-  return out.emit(out_name, sample, numel);
+  return out.emit(out_name, numel);
 }
 
 std::vector<ReferenceOutput> reference(const Case& c, std::span<const HostTensor> inputs, const SamplePlan& plan) {
