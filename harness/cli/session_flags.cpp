@@ -1,7 +1,10 @@
 #include "cli/session_flags.h"
 
+#include <cstdio>
+
 #include "cli/flag_checks.h"
 #include "model/exit_codes.h"
+#include "model/input_error.h"
 #include "session/job/run_paths.h"
 #include "util/duration.h"
 
@@ -52,8 +55,17 @@ void apply_session_flags(SessionSettings& s, bool& resume, const SessionFlags& f
 int after_session(int exit_code, const SessionFlags& flags, const std::filesystem::path& out_dir,
                   const PlatformCatalog& platforms, bool record) {
   if (!flags.baseline.baseline.empty()) {
-    const int gates =
-        compare_with_baseline(flags.baseline.baseline, out_dir, flags.baseline.gates, platforms, flags.options.platform);
+    // A comparison that cannot judge (a gate asked for over timings it cannot test) is one line and
+    // exit 2; the run's files stay, and the history below still gets them.
+    int gates = kExitOk;
+    try {
+      gates = compare_with_baseline(flags.baseline.baseline, out_dir, flags.baseline.gates, platforms,
+                                    flags.options.platform);
+    } catch (const InputError& e) {
+      std::fprintf(stderr, "opcert: error: --baseline: %s; the run's files are kept in %s\n", e.what(),
+                   out_dir.string().c_str());
+      gates = kExitBadInput;
+    }
     if (exit_code == kExitOk) exit_code = gates;
   }
   if (record) keep_worse(exit_code, add_run_to_history(flags.history, out_dir, platforms));

@@ -231,6 +231,34 @@ CompareOptions timing_gates(Comparison& c, const RunReport& base, const RunRepor
   return options;
 }
 
+// The perf gate where every row it would judge is untestable (too few repetitions a side for the
+// rank test): it would pass whatever the timings did. Asked for on the command line, that is an
+// input error; on by default (or by the platform config), it is left off and the report says so,
+// so that "no gate failed (perf)" always means rows were tested.
+CompareOptions untestable_perf_gate(Comparison& c, CompareOptions options) {
+  if (!options.fail_on.contains("perf")) return options;
+  const TimingChange* first = nullptr;
+  std::size_t rows = 0;
+  for (const auto& t : c.timings) {
+    if (t.peer || t.verdict == TimingVerdict::kMissing) continue;
+    if (t.verdict != TimingVerdict::kUntestable) return options;
+    if (first == nullptr) first = &t;
+    ++rows;
+  }
+  if (first == nullptr) return options;
+  const std::string what =
+      fmt::format("'{}' and '{}': none of the {} row(s) the perf gate judges can be rank-tested ({} and {} "
+                  "repetitions; p < {} needs 4 a side)",
+                  c.base_label, c.new_label, rows, first->base.repetitions.size(), first->now.repetitions.size(),
+                  options.alpha);
+  if (options.asked.contains("perf"))
+    throw InputError(what + ", so the perf gate (--max-slowdown, --alpha, --fail-on perf) would pass whatever they "
+                            "did; bench both runs with --benchmark_repetitions=5, or leave the perf gate out");
+  options.fail_on.erase("perf");
+  c.notes.push_back(what + ": the perf gate was left off");
+  return options;
+}
+
 // Scalar leaves of a JSON document by dotted path ("gpus[0].name").
 void flatten(const json& doc, const std::string& path, std::map<std::string, std::string>& out) {
   if (doc.is_object()) {
@@ -304,9 +332,10 @@ Comparison compare_runs(const RunReport& base, const RunReport& now, const std::
   c.mode = "runs";
   c.base_label = base_label;
   c.new_label = new_label;
-  const CompareOptions gates = timing_gates(c, base, now, options);
+  CompareOptions gates = timing_gates(c, base, now, options);
   compare_statuses(c, base, now, options);
   compare_timings(c, base, now, options);
+  gates = untestable_perf_gate(c, gates);
   compare_environments(c, base, now);
   if (base_device != new_device)
     c.notes.push_back(fmt::format("different devices ('{}' and '{}'): --across-devices", base_device, new_device));

@@ -250,6 +250,34 @@ TEST(CompareRuns, TimingsOnOneSideAreNeitherComparedNorPassed) {
   EXPECT_THROW(compare_runs(bench_run, plain, "base", "new", peer), InputError);
 }
 
+TEST(CompareRuns, APerfGateWithNoRowItCanTestNeitherPassesNorIsListed) {
+  // bench's default, one repetition a side: 40% slower, and no rank test can say so.
+  const RunReport base = run_of({}, {bench("acme", "a", {1.0}), bench("acme", "b", {1.0})});
+  const RunReport now = run_of({}, {bench("acme", "a", {1.4}), bench("acme", "b", {1.0})});
+  const Comparison quiet = compare_runs(base, now, "base", "new", CompareOptions{});
+  EXPECT_EQ(quiet.gates, (std::vector<std::string>{"alignment", "status"})) << "on by default only: left off";
+  EXPECT_TRUE(quiet.failures.empty());
+  bool said = false;
+  for (const auto& n : quiet.notes) said = said || n.find("none of the 2 row(s) the perf gate judges") != std::string::npos;
+  EXPECT_TRUE(said) << "the report says why perf judged nothing";
+  CompareOptions asked;
+  asked.asked = {"perf"};
+  asked.max_slowdown = 0.03;
+  try {
+    compare_runs(base, now, "base", "new", asked);
+    ADD_FAILURE() << "--max-slowdown over rows it cannot test is an input error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("1 and 1 repetitions"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--benchmark_repetitions=5"), std::string::npos) << e.what();
+  }
+  // One row it can test is enough for the gate to judge, and to fail.
+  const RunReport base5 = run_of({}, {bench("acme", "a", {1.0, 1.01, 0.99, 1.0, 1.02}), bench("acme", "b", {1.0})});
+  const RunReport now5 = run_of({}, {bench("acme", "a", {1.4, 1.41, 1.39, 1.4, 1.42}), bench("acme", "b", {1.0})});
+  const Comparison judged = compare_runs(base5, now5, "base", "new", asked);
+  EXPECT_EQ(judged.gates, (std::vector<std::string>{"alignment", "perf", "status"}));
+  EXPECT_TRUE(failure(judged, "perf", "a"));
+}
+
 TEST(CompareBackends, PairsEachCaseAndSummarisesPerOpAndDtype) {
   RunReport run = run_of({result("acme", "a", Status::kPassed, 1e-3, 0.5), result("torch", "a", Status::kPassed),
                           result("acme", "b", Status::kFailed), result("torch", "b", Status::kPassed)},
