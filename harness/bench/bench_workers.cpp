@@ -42,7 +42,7 @@ BenchWorkers::BenchWorkers(const Suite& suite, const BenchSettings& s, std::opti
 
 uint64_t BenchWorkers::shared_host_bytes(const std::vector<RunTarget>& targets, std::size_t lanes, int local_ranks) {
   if (targets.size() < 2 || lanes == 0) return 0;
-  return host_available_bytes().value_or(0) / lanes / static_cast<uint64_t>(std::max(1, local_ranks));
+  return host_share_bytes(local_ranks) / lanes;
 }
 
 BenchWorkers::~BenchWorkers() { shutdown(); }

@@ -105,8 +105,8 @@ bool run_lanes(const std::vector<Lane>& lanes, const std::vector<RunTarget>& tar
                                         lanes_on[queue_key(lane, shared)] > 1);
   }
   // The ranks of a job on one host gate their lanes each on its own: each takes its share of the host.
-  const uint64_t local_ranks = s.world != nullptr && s.world->size() > 1 ? std::max(1, s.world->local_size()) : 1;
-  const uint64_t host_available = lanes.size() > 1 ? host_available_bytes().value_or(0) / local_ranks : 0;
+  const int local_ranks = s.world != nullptr && s.world->size() > 1 ? s.world->local_size() : 1;
+  const uint64_t host_available = lanes.size() > 1 ? host_share_bytes(local_ranks) : 0;
   SharedInputs shared_inputs(lanes, host_available);
   for (const auto& [key, queue] : queues)
     for (std::size_t g = 0; g < queue->size(); ++g) shared_inputs.expect(queue->at(g));

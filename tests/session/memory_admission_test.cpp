@@ -63,5 +63,13 @@ TEST(MemoryAdmission, TheHostsAvailableMemoryIsRead) {
   EXPECT_GT(*available, 0u);
 }
 
+TEST(MemoryAdmission, EachRankOfAHostGetsItsShareOfWhatIsAvailable) {
+  const double whole = static_cast<double>(host_share_bytes(1));
+  ASSERT_GT(whole, 0.0) << "this machine's /proc/meminfo has MemAvailable";
+  // MemAvailable moves between the calls, a little.
+  EXPECT_NEAR(4.0 * static_cast<double>(host_share_bytes(4)), whole, 0.05 * whole);
+  EXPECT_NEAR(static_cast<double>(host_share_bytes(0)), whole, 0.05 * whole) << "no rank count is one rank";
+}
+
 }  // namespace
 }  // namespace opcert

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -58,6 +59,10 @@ std::optional<uint64_t> host_available_bytes() {
     if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024;
   }
   return std::nullopt;
+}
+
+uint64_t host_share_bytes(int local_ranks) {
+  return host_available_bytes().value_or(0) / static_cast<uint64_t>(std::max(1, local_ranks));
 }
 
 bool memory_is_host(const DeviceDescription& device) { return device.device.type == OPCERT_DEVICE_CPU; }

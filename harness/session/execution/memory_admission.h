@@ -31,6 +31,10 @@ Footprint case_footprint(const Case& c);
 /// MemAvailable of /proc/meminfo: what this host can give without swapping; nullopt when unknown.
 std::optional<uint64_t> host_available_bytes();
 
+/// One rank's share of MemAvailable when `local_ranks` ranks of a job run on this host: each gates
+/// its own lanes and shared inputs with it (nothing coordinates them); 0 when MemAvailable is unknown.
+uint64_t host_share_bytes(int local_ranks);
+
 /// Whether `device`'s memory is the host's (the CPU backend's partitions): a case's device share
 /// is then host memory too.
 bool memory_is_host(const DeviceDescription& device);
