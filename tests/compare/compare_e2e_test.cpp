@@ -125,6 +125,22 @@ TEST_F(CompareEndToEnd, BaselineGatesTheBenchItself) {
   EXPECT_EQ(looser.exit_code, 0) << looser.out << looser.err;
 }
 
+TEST_F(CompareEndToEnd, ABaselineGateWithNoRowItCanTestIsAUsageErrorAndKeepsTheRun) {
+  // One repetition against the base's five: no row can reach p < 0.05, so --max-slowdown would pass anything.
+  const std::string once = dir_.path() + "/once";
+  const auto r = run_opcert(bench_args(once, "paced.softmax.steady",
+                                       "--benchmark_min_time=0.02 --baseline " + base_ + " --max-slowdown 10"));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("--baseline: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("can be rank-tested (5 and 1 repetitions"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(once + "/report.json")) << "what was measured is kept";
+  // Without the flag, the default perf gate is left off and says so; the run passes.
+  const auto quiet = run_opcert("compare " + base_ + " " + once);
+  EXPECT_EQ(quiet.exit_code, 0) << quiet.out << quiet.err;
+  EXPECT_NE(quiet.out.find("the perf gate was left off"), std::string::npos) << quiet.out;
+  EXPECT_NE(quiet.out.find("no gate failed (alignment, status)"), std::string::npos) << quiet.out;
+}
+
 TEST_F(CompareEndToEnd, BaselineGatesARunToo) {
   const std::string run_args = std::string("run --plugin ") + TEST_PACED_PLUGIN + " --backend paced --no-peer --suite " +
                                PACED_SUITE + " --impl paced.softmax.steady --progress plain --out ";
