@@ -14,13 +14,13 @@ import subprocess
 import sys
 
 
-def ctest_tests(tree, exclude_label=None):
-    """(test name, command's binary name) for every test ctest would run in TREE."""
+def ctest_binaries(tree, exclude_label=None):
+    """The binaries (file names) of the tests ctest would run in TREE."""
     command = ["ctest", "--test-dir", tree, "--show-only=json-v1"]
     if exclude_label:
         command += ["--label-exclude", exclude_label]
     listing = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
-    return [(t["name"], os.path.basename(t["command"][0])) for t in listing["tests"] if t.get("command")]
+    return {os.path.basename(t["command"][0]) for t in listing["tests"] if t.get("command")}
 
 
 def main():
@@ -34,8 +34,8 @@ def main():
         presets = json.load(f)
     asan = next(p for p in presets["testPresets"] if p["name"] == "asan")
     excluded = asan.get("filter", {}).get("exclude", {}).get("label")
-    there = {binary for _, binary in ctest_tests(sanitizer_tree, excluded)}
-    here = {binary for _, binary in ctest_tests(main_tree)}
+    there = ctest_binaries(sanitizer_tree, excluded)
+    here = ctest_binaries(main_tree)
     problems = []
     for binary in listed:
         if binary not in there:
