@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "bench/bench_job.h"
 #include "bench/cache_flusher.h"
@@ -22,11 +23,23 @@ namespace {
 
 // Launches after the check and before the samples: first-touch costs, lazy initialisation and
 // clock ramp-up stay out of the figures. At least policy.warmup_launches, more until
-// policy.warmup_s have passed (--benchmark_min_warmup_time).
+// policy.warmup_s have passed (--benchmark_min_warmup_time). Returns the mean seconds a launch took
+// (each alone, so the host's issue time included: an upper bound for sizing the groups below).
 template <class Launch>
-void warm_up(SampleTimer& timer, const SamplingPolicy& policy, Launch launch) {
+double warm_up(SampleTimer& timer, const SamplingPolicy& policy, Launch launch) {
   double warm = 0.0;
-  for (int64_t i = 0; i < policy.warmup_launches || warm < policy.warmup_s; ++i) warm += timer.time(launch);
+  int64_t launches = 0;
+  for (; launches < policy.warmup_launches || warm < policy.warmup_s; ++launches) warm += timer.time(launch);
+  return launches > 0 ? warm / static_cast<double>(launches) : 0.0;
+}
+
+// How many launches are queued back to back at a time (SampleTimer::queue): about a millisecond of
+// the device's work, so that while the host reads one group's events and the SM clock the device
+// runs the next; at least 2, at most 128 (twice that many events in flight).
+int64_t launches_per_group(double launch_s) {
+  if (!(launch_s > 0)) return 2;
+  const double wanted = std::ceil(1e-3 / launch_s);
+  return static_cast<int64_t>(std::clamp(wanted, 2.0, 128.0));
 }
 
 opcert_device first_device(const BackendHandle& backend) { return backend.devices().at(0).device; }
@@ -75,6 +88,12 @@ class BenchEngine {
   nlohmann::json conditions() const { return monitor_ ? monitor_->description() : nlohmann::json(); }
 
  private:
+  // Drops what a sampling left queued when it ends, stopped or failed.
+  struct DropQueued {
+    SampleTimer& timer;
+    ~DropQueued() { timer.drop_queued(); }
+  };
+
   struct Sampled {
     Sampling sampling;
     double mean_s = 0.0;  ///< the mean seconds per launch: the iteration's time
@@ -90,11 +109,31 @@ class BenchEngine {
     BatchMeans batches = batch_means_for(policy);
     const auto begin = std::chrono::steady_clock::now();
     StopReason stop = StopReason::kContinue;
-    while (stop == StopReason::kContinue) {
-      if (flusher) flusher->flush();
-      batches.add(timer.time([&] { launch_active(); }));
+    const auto take = [&](double seconds) {
+      batches.add(seconds);
       if (batches.batch_full()) batches.close_batch(sm_clock(device));
       stop = should_stop(policy, batches, std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+    };
+    if (flusher) {
+      // Cold: each launch after a flush the host waits for, so each is timed alone (its figure
+      // carries the host's issue time: docs/PERFORMANCE.md, "How a launch is timed").
+      while (stop == StopReason::kContinue) {
+        flusher->flush();
+        take(timer.time([&] { launch_active(); }));
+      }
+    } else {
+      // Warm: groups queued back to back, the next queued before the last is read. The first
+      // launch of a sampling follows an idle device, and its time the host's issue: dropped.
+      const int64_t group = launches_per_group(launch_estimate_s_);
+      const DropQueued drop{timer};
+      timer.queue([&] { launch_active(); }, group);
+      bool first_group = true;
+      while (stop == StopReason::kContinue) {
+        timer.queue([&] { launch_active(); }, group);
+        const std::vector<double> seconds = timer.collect();
+        for (std::size_t i = first_group ? 1 : 0; i < seconds.size() && stop == StopReason::kContinue; ++i) take(seconds[i]);
+        first_group = false;
+      }
     }
     sampling.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     sampling.conditions.end = read_conditions(device);
@@ -135,7 +174,7 @@ class BenchEngine {
       active_copy_ = std::make_unique<CacheFlusher>(backend_, first_device(backend_), half);
       SampleTimer& timer = timer_for();
       job.timing_method = timer.method();
-      warm_up(timer, settings_.sampling, [&] { active_copy_->flush(); });
+      launch_estimate_s_ = warm_up(timer, settings_.sampling, [&] { active_copy_->flush(); });
     } catch (const std::exception& e) {
       job.error = e.what();
       active_copy_.reset();
@@ -173,7 +212,7 @@ class BenchEngine {
       }
       SampleTimer& timer = timer_for();
       job.timing_method = timer.method();
-      warm_up(timer, settings_.sampling, [&] { prepared->launch(); });
+      launch_estimate_s_ = warm_up(timer, settings_.sampling, [&] { prepared->launch(); });
     } catch (const std::exception& e) {
       job.error = e.what();
       if (!job.check) {
@@ -220,6 +259,7 @@ class BenchEngine {
   std::unique_ptr<PreparedCase> active_;
   std::unique_ptr<CacheFlusher> active_copy_;  // the active job is a copy baseline
   bool activated_ = false;
+  double launch_estimate_s_ = 0.0;  // the active job's warm-up mean
   std::unique_ptr<SampleTimer> timer_;
   std::unique_ptr<CacheFlusher> flusher_;
   std::unique_ptr<GpuMonitor> monitor_;

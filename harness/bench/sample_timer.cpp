@@ -1,36 +1,102 @@
 #include "bench/sample_timer.h"
 
 #include <chrono>
+#include <stdexcept>
 
 namespace opcert {
+namespace {
+
+double wall_time(BackendHandle& backend, opcert_device device, const std::function<void()>& launch) {
+  const auto begin = std::chrono::steady_clock::now();
+  launch();
+  backend.synchronize(device);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+}
+
+}  // namespace
 
 SampleTimer::SampleTimer(BackendHandle& backend, opcert_device device) : backend_(&backend), device_(device) {
   if (!backend.has_events()) return;
-  start_ = backend.create_event(device);
+  events_ = true;
+  spare_.push_back(backend.create_event(device));
   try {
-    stop_ = backend.create_event(device);
+    spare_.push_back(backend.create_event(device));
   } catch (...) {
-    backend.destroy_event(start_);
+    backend.destroy_event(spare_.front());
     throw;
   }
 }
 
 SampleTimer::~SampleTimer() {
-  if (start_ != nullptr) backend_->destroy_event(start_);
-  if (stop_ != nullptr) backend_->destroy_event(stop_);
+  drop_queued();
+  for (opcert_event* e : spare_) backend_->destroy_event(e);
+}
+
+opcert_event* SampleTimer::take_event() {
+  if (spare_.empty()) return backend_->create_event(device_);
+  opcert_event* e = spare_.back();
+  spare_.pop_back();
+  return e;
+}
+
+void SampleTimer::give_back(Group& group) noexcept {
+  spare_.insert(spare_.end(), group.events.begin(), group.events.end());
+  group.events.clear();
 }
 
 double SampleTimer::time(const std::function<void()>& launch) {
-  if (start_ != nullptr) {
-    backend_->record_event(start_);
-    launch();
-    backend_->record_event(stop_);
-    return backend_->elapsed_ms(start_, stop_) / 1e3;
+  if (!events_) return wall_time(*backend_, device_, launch);
+  queue(launch, 1);
+  return collect().front();
+}
+
+void SampleTimer::queue(const std::function<void()>& launch, int64_t count) {
+  Group group;
+  try {
+    if (!events_) {
+      for (int64_t i = 0; i < count; ++i) group.seconds.push_back(wall_time(*backend_, device_, launch));
+    } else {
+      group.events.reserve(static_cast<std::size_t>(count) + 1);
+      for (int64_t i = 0; i <= count; ++i) group.events.push_back(take_event());
+      backend_->record_event(group.events[0]);
+      for (int64_t i = 1; i <= count; ++i) {
+        launch();
+        backend_->record_event(group.events[static_cast<std::size_t>(i)]);
+      }
+    }
+  } catch (...) {
+    give_back(group);
+    throw;
   }
-  const auto begin = std::chrono::steady_clock::now();
-  launch();
-  backend_->synchronize(device_);
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  groups_.push_back(std::move(group));
+}
+
+std::vector<double> SampleTimer::collect() {
+  if (groups_.empty()) throw std::logic_error("SampleTimer::collect: nothing queued");
+  Group group = std::move(groups_.front());
+  groups_.pop_front();
+  if (!events_) return std::move(group.seconds);
+  std::vector<double> seconds;
+  try {
+    for (std::size_t i = 1; i < group.events.size(); ++i)
+      seconds.push_back(backend_->elapsed_ms(group.events[i - 1], group.events[i]) / 1e3);
+  } catch (...) {
+    give_back(group);
+    throw;
+  }
+  give_back(group);
+  return seconds;
+}
+
+void SampleTimer::drop_queued() noexcept {
+  if (groups_.empty()) return;
+  try {
+    backend_->synchronize(device_);  // nothing freed or reused while a queued launch may still run
+  } catch (...) {
+    // A backend that fails here fails its next call too, where the error is reported.
+  }
+  for (Group& g : groups_) give_back(g);
+  groups_.clear();
 }
 
 }  // namespace opcert

@@ -1,9 +1,20 @@
-// Times one launch of an op: on the device with the backend's events when it has them (what the
-// device spent, without host overhead), else wall time around the launch and a synchronize.
+// Times launches of an op: on the device with the backend's events when it has them (what the
+// device spent), else wall time around each launch and a synchronize.
+//
+// A launch timed alone (time()) starts from an idle device: the start event is reached at once and
+// the op's kernels only once the host has issued them, so the figure carries the host's time to
+// issue the call (15-20 us a torch call on the H200's host, varying with the core it runs on).
+// queue() and collect() time launches queued back to back instead, an event between each, none
+// waited for while they are queued: while the host keeps ahead of the device, each launch starts
+// as the previous one ends and the figure is the device's own (docs/PERFORMANCE.md, "How a launch
+// is timed").
 #pragma once
 
+#include <cstdint>
+#include <deque>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "loader/backend_handle.h"
 
@@ -18,18 +29,38 @@ class SampleTimer {
   SampleTimer(const SampleTimer&) = delete;
   SampleTimer& operator=(const SampleTimer&) = delete;
 
-  /// Seconds `launch` took: between events recorded before and after it, or wall time until the
-  /// device is idle again. Throws what `launch` or the backend throws.
+  /// Seconds `launch` took alone: between events recorded before and after it, or wall time until
+  /// the device is idle again. Throws what `launch` or the backend throws.
   double time(const std::function<void()>& launch);
 
+  /// Queues `count` launches back to back, an event before the first and after each, and returns
+  /// without waiting (with events; without, each launch is timed alone as by time()). Queue the
+  /// next group before collecting this one, so that the device runs on while the host reads.
+  /// Throws what `launch` or the backend throws; the group is then dropped.
+  void queue(const std::function<void()>& launch, int64_t count);
+  /// The seconds each launch of the oldest queued group took, in order, once its last is done.
+  /// Throws std::logic_error when nothing is queued.
+  std::vector<double> collect();
+  /// Waits for every queued group and drops it (a sampling that stopped, or failed).
+  void drop_queued() noexcept;
+  bool has_queued() const { return !groups_.empty(); }
+
   /// "events" or "wall", as recorded in the report.
-  std::string method() const { return start_ != nullptr ? "events" : "wall"; }
+  std::string method() const { return events_ ? "events" : "wall"; }
 
  private:
+  struct Group {
+    std::vector<opcert_event*> events;  // count + 1 with events
+    std::vector<double> seconds;        // without events: each launch's wall time
+  };
+  opcert_event* take_event();
+  void give_back(Group& group) noexcept;
+
   BackendHandle* backend_;
   opcert_device device_;
-  opcert_event* start_ = nullptr;
-  opcert_event* stop_ = nullptr;
+  bool events_ = false;
+  std::vector<opcert_event*> spare_;  // created events not in a queued group
+  std::deque<Group> groups_;
 };
 
 }  // namespace opcert

@@ -3,13 +3,18 @@
 // own that each launch moves on by the launch's nominal time:
 //   paced.softmax.steady   x.dim(0) / 10 milliseconds every time (noise 0)
 //   paced.softmax.jittery  the same ± up to 20%, pseudo-random (noise ~11%), seeded per process
-// Both compute a correct softmax; a launch takes microseconds of real time. For the comparison
+//   paced.softmax.queued   the steady device time, issued as a GPU's is: the host spends 1 ms of its
+//                          own clock issuing the launch before the device can start it
+// Each computes a correct softmax; a launch takes microseconds of real time. The plugin keeps a host
+// clock beside the device's: an event marks the later of the two (the point after the work queued
+// so far), and waiting for an event or the device brings the host clock up to it. For the comparison
 // tests, a change is injected through the environment:
 //   OPCERT_TEST_PACED_SLOWER_ROWS=R  launches with dim 0 == R take 20% longer
 //   OPCERT_TEST_PACED_WRONG_ROWS=R   launches with dim 0 == R compute a wrong result (x 1.5)
 //   OPCERT_TEST_PACED_SEED=S         the jitter's seed (default: from the process id and the clock)
 #include <opcert/sdk/backend.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -28,6 +33,10 @@ using opcert::sdk::OpCall;
 using opcert::sdk::Support;
 
 double device_clock_ms = 0.0;  // the plugin's device: launches run one at a time
+double host_clock_ms = 0.0;    // the caller's time, as far as the plugin's launches and waits move it
+
+// Runs `ms` of device work once the device is free and the host has issued it.
+void run_on_device(double ms) { device_clock_ms = std::max(device_clock_ms, host_clock_ms) + ms; }
 
 int64_t rows_from_env(const char* name) {
   const char* v = std::getenv(name);
@@ -69,13 +78,20 @@ Support query_softmax(const OpCall& call) { return opcert::test_plugin::query_fp
 void run_steady(const OpCall& call) {
   opcert::test_plugin::run_fp32_softmax(call);
   maybe_break(call);
-  device_clock_ms += nominal_ms(call);
+  run_on_device(nominal_ms(call));
+}
+
+void run_queued(const OpCall& call) {
+  opcert::test_plugin::run_fp32_softmax(call);
+  maybe_break(call);
+  host_clock_ms += 1.0;
+  run_on_device(nominal_ms(call));
 }
 
 void run_jittery(const OpCall& call) {
   opcert::test_plugin::run_fp32_softmax(call);
   maybe_break(call);
-  device_clock_ms += nominal_ms(call) * (1.0 + 0.2 * next_jitter());
+  run_on_device(nominal_ms(call) * (1.0 + 0.2 * next_jitter()));
 }
 
 class Paced : public opcert::sdk::Backend, public opcert::sdk::EventBackend {
@@ -87,6 +103,8 @@ class Paced : public opcert::sdk::Backend, public opcert::sdk::EventBackend {
          run_steady});
     add({"paced.softmax.jittery", "softmax", "fp32 softmax taking dim 0 / 10 ms of device time, +-20%", query_softmax,
          run_jittery});
+    add({"paced.softmax.queued", "softmax", "fp32 softmax taking dim 0 / 10 ms of device time after 1 ms of issue",
+         query_softmax, run_queued});
   }
 
   opcert::sdk::BackendInfo info() const override {
@@ -95,8 +113,12 @@ class Paced : public opcert::sdk::Backend, public opcert::sdk::EventBackend {
 
   opcert_event* event_create(opcert_device) override { return new opcert_event{}; }
   void event_destroy(opcert_event* event) override { delete event; }
-  void event_record(opcert_event* event) override { event->at_ms = device_clock_ms; }
-  double event_elapsed_ms(opcert_event* start, opcert_event* stop) override { return stop->at_ms - start->at_ms; }
+  void event_record(opcert_event* event) override { event->at_ms = std::max(device_clock_ms, host_clock_ms); }
+  double event_elapsed_ms(opcert_event* start, opcert_event* stop) override {
+    host_clock_ms = std::max(host_clock_ms, stop->at_ms);
+    return stop->at_ms - start->at_ms;
+  }
+  void synchronize(opcert_device) override { host_clock_ms = std::max(host_clock_ms, device_clock_ms); }
 };
 
 }  // namespace
