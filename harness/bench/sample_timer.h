@@ -30,7 +30,8 @@ class SampleTimer {
   SampleTimer& operator=(const SampleTimer&) = delete;
 
   /// Seconds `launch` took alone: between events recorded before and after it, or wall time until
-  /// the device is idle again. Throws what `launch` or the backend throws.
+  /// the device is idle again. Drops (after waiting for) any group still queued first. Throws what
+  /// `launch` or the backend throws.
   double time(const std::function<void()>& launch);
 
   /// Queues `count` launches back to back, an event before the first and after each, and returns

@@ -128,6 +128,12 @@ TimingChange row_of(const BenchRecord& b) {
   return t;
 }
 
+std::string too_few_repetitions_note(double alpha) {
+  return fmt::format("some rows have too few repetitions for a rank test at p < {} (both runs need "
+                     "--benchmark_repetitions=4 or more): their change is shown, never gated",
+                     alpha);
+}
+
 void compare_timings(Comparison& c, const RunReport& base, const RunReport& now, const CompareOptions& options) {
   std::map<std::string, const BenchRecord*> before;
   for (const auto& b : base.benchmarks) before[b.name] = &b;
@@ -177,10 +183,7 @@ void compare_timings(Comparison& c, const RunReport& base, const RunReport& now,
       t.note = "not in the new run";
       c.timings.push_back(std::move(t));
     }
-  if (untestable)
-    c.notes.push_back(fmt::format("some rows have too few repetitions for a rank test at p < {} (both runs need "
-                                  "--benchmark_repetitions=4 or more): their change is shown, never gated",
-                                  options.alpha));
+  if (untestable) c.notes.push_back(too_few_repetitions_note(options.alpha));
 }
 
 // Runs that share no result and no benchmark row (two suites, a run against a bench of other cases)
@@ -255,6 +258,7 @@ CompareOptions untestable_perf_gate(Comparison& c, CompareOptions options) {
     throw InputError(what + ", so the perf gate (--max-slowdown, --alpha, --fail-on perf) would pass whatever they "
                             "did; bench both runs with --benchmark_repetitions=5, or leave the perf gate out");
   options.fail_on.erase("perf");
+  std::erase(c.notes, too_few_repetitions_note(options.alpha));  // "some rows": all of them, said below
   c.notes.push_back(what + ": the perf gate was left off");
   return options;
 }

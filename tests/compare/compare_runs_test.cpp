@@ -260,6 +260,8 @@ TEST(CompareRuns, APerfGateWithNoRowItCanTestNeitherPassesNorIsListed) {
   bool said = false;
   for (const auto& n : quiet.notes) said = said || n.find("none of the 2 row(s) the perf gate judges") != std::string::npos;
   EXPECT_TRUE(said) << "the report says why perf judged nothing";
+  for (const auto& n : quiet.notes)
+    EXPECT_EQ(n.find("some rows have too few repetitions"), std::string::npos) << "said once, of all rows: " << n;
   CompareOptions asked;
   asked.asked = {"perf"};
   asked.max_slowdown = 0.03;
