@@ -44,7 +44,6 @@ class SampleTimer {
   std::vector<double> collect();
   /// Waits for every queued group and drops it (a sampling that stopped, or failed).
   void drop_queued() noexcept;
-  bool has_queued() const { return !groups_.empty(); }
 
   /// "events" or "wall", as recorded in the report.
   std::string method() const { return events_ ? "events" : "wall"; }
