@@ -1,5 +1,7 @@
 #include "reports/bench_record_json.h"
 
+#include <algorithm>
+
 #include "model/case_result_json.h"
 #include "reports/number_format.h"
 #include "reports/json_values.h"
@@ -54,6 +56,7 @@ void add_sampling(json& j, const std::optional<Sampling>& s) {
   j["throttled_batches"] = s ? json(s->throttled_batches) : json(nullptr);
   j["stopped_by"] = s ? string_or_null(s->stopped_by) : json(nullptr);
   j["sampling_s"] = s ? json_number(s->elapsed_s) : json(nullptr);
+  j["host_share"] = s && s->host_share ? json_number(*s->host_share) : json(nullptr);
   j["conditions"] = s ? json{{"start", reading_json(s->conditions.start)}, {"end", reading_json(s->conditions.end)}}
                       : json(nullptr);
 }
@@ -102,6 +105,7 @@ json bench_record_json(const BenchRecord& r) {
             {"pct_of_copy", json_number(r.pct_of_copy)},
             {"noise", json_number(r.noise)},
             {"noise_limited", r.noise_limited},
+            {"host_bound", r.host_bound},
             {"condition_flags", r.condition_flags}};
   if (r.collective) j["collective"] = collective_json(*r.collective);
   if (r.device) j["device"] = device_tag_json(*r.device);  // --devices only: a bench without it reads as before
@@ -196,6 +200,7 @@ std::optional<Sampling> sampling_from(const json& rep) {
   s.throttled_batches = read_optional<int64_t>(rep, "throttled_batches").value_or(0);
   s.stopped_by = read_string(rep, "stopped_by");
   s.elapsed_s = read_number(rep, "sampling_s").value_or(0.0);
+  s.host_share = read_number(rep, "host_share");  // none before 2.12
   if (const auto c = rep.find("conditions"); c != rep.end() && c->is_object()) {
     s.conditions.start = reading_from(c->value("start", json(nullptr)));
     s.conditions.end = reading_from(c->value("end", json(nullptr)));
@@ -261,15 +266,22 @@ BenchRecord bench_record_from_json(const json& doc) {
     run.sampling = sampling_from(rep);
     r.runs.push_back(std::move(run));
   }
-  for (auto& run : r.runs) run.repetitions = static_cast<int64_t>(r.runs.size());
+  const auto repetitions = static_cast<int64_t>(r.runs.size());
+  for (auto& run : r.runs) run.repetitions = repetitions;
   const json aggregates = doc.value("aggregates", json::object());
-  for (const auto& item : aggregates.items()) {
-    const std::string& name = item.key();
+  // In Google Benchmark's order (the JSON object's is alphabetical), then any other by name.
+  std::vector<std::string> names;
+  for (const char* known : {"mean", "median", "stddev", "cv"})
+    if (aggregates.contains(known)) names.emplace_back(known);
+  for (const auto& item : aggregates.items())
+    if (std::find(names.begin(), names.end(), item.key()) == names.end()) names.push_back(item.key());
+  for (const std::string& name : names) {
     BenchRun run;
     run.name = r.name + "_" + name;
     run.run_name = r.name;
     run.aggregate = name;
     run.aggregate_is_percentage = name == "cv";
+    run.repetitions = repetitions;
     if (const auto v = read_number(aggregates, name.c_str())) run.seconds = *v;
     r.runs.push_back(std::move(run));
   }
@@ -282,6 +294,7 @@ BenchRecord bench_record_from_json(const json& doc) {
   r.pct_of_copy = read_number(doc, "pct_of_copy");
   r.noise = read_number(doc, "noise");
   r.noise_limited = doc.value("noise_limited", false);
+  r.host_bound = doc.value("host_bound", false);
   r.condition_flags = doc.value("condition_flags", std::vector<std::string>{});
   if (const auto c = doc.find("collective"); c != doc.end() && c->is_object()) r.collective = collective_from(*c);
   if (const auto d = doc.find("device"); d != doc.end() && !d->is_null()) r.device = device_tag_from_json(*d);

@@ -109,6 +109,7 @@ class BenchTableSink final : public ResultSink {
     ++done_;
     show_eta();
     noise_limited_ += record.noise_limited ? 1 : 0;
+    host_bound_ += record.host_bound ? 1 : 0;
     if (!record.condition_flags.empty()) {
       ++flagged_;
       for (const auto& reason : slowing_reasons(record)) reasons_.insert(reason);
@@ -130,6 +131,11 @@ class BenchTableSink final : public ResultSink {
       fmt::print("{} benchmark(s) reached --max-time without converging to --max-noise (marked !): compare them with "
                  "care, or give them longer\n",
                  noise_limited_);
+    if (host_bound_ > 0)
+      fmt::print("{} benchmark(s) were host-bound (marked h): issuing their launches took the host at least {:.0f}% of "
+                 "the device's time to run them, so the device waited and the time is the host's rate of issue, "
+                 "which moves with the host's load; their speedups compare how fast calls are issued\n",
+                 host_bound_, 100 * kHostBoundShare);
     if (flagged_ > 0) {
       std::string reasons;
       for (const auto& r : reasons_) reasons += (reasons.empty() ? "" : ", ") + r;
@@ -169,6 +175,7 @@ class BenchTableSink final : public ResultSink {
   BenchTableLayout layout_;
   std::vector<std::string> header_;
   std::size_t noise_limited_ = 0;
+  std::size_t host_bound_ = 0;
   std::size_t flagged_ = 0;
   std::set<std::string> reasons_;
   std::vector<std::size_t> widths_;
@@ -250,6 +257,7 @@ std::vector<std::string> bench_row_cells(const BenchRecord& r, const BenchTableL
   } else {
     std::string time = format_duration(*r.seconds);
     if (r.spread) time += fmt::format(" ±{:.0f}%", 100 * *r.spread);
+    if (r.host_bound) time += " h";
     cells.push_back(time);
     cells.push_back(noise_cell(r));
     cells.push_back(figure_cell(r.tflops));

@@ -9,7 +9,7 @@ namespace opcert {
 
 /// The version of report.json's layout: the minor grows when fields are added, the major when a
 /// field changes meaning or goes away.
-inline constexpr const char* kReportSchemaVersion = "2.11";
+inline constexpr const char* kReportSchemaVersion = "2.12";
 
 /// RunReport::kind of `opcert bench`: report.json then also holds "benchmarks" and "bench_settings".
 inline constexpr const char* kBenchReportKind = "opcert-bench-report";

@@ -20,7 +20,10 @@ def rows(path):
     report = os.path.join(path, "report.json") if os.path.isdir(path) else path
     with open(report, encoding="utf-8") as f:
         doc = json.load(f)
-    return doc.get("suite", ""), {(b["case_id"], b["impl_key"]): b for b in doc["benchmarks"] if b.get("seconds")}
+    suite = doc.get("suite", "")
+    if isinstance(suite, dict):  # report.json's suite is {name, path, sha256} since schema 2.x
+        suite = suite.get("name", "")
+    return suite, {(b["case_id"], b["impl_key"]): b for b in doc["benchmarks"] if b.get("seconds")}
 
 
 def main():

@@ -79,6 +79,7 @@ json sampling_json(const std::optional<Sampling>& s) {
           {"throttled_batches", s->throttled_batches},
           {"stopped_by", s->stopped_by},
           {"elapsed_s", number_to_json(s->elapsed_s)},
+          {"host_share", s->host_share ? number_to_json(*s->host_share) : json(nullptr)},
           {"start", reading_json(s->conditions.start)},
           {"end", reading_json(s->conditions.end)}};
 }
@@ -92,6 +93,7 @@ std::optional<Sampling> sampling_from(const json& doc) {
   s.throttled_batches = field<int64_t>(doc, "throttled_batches");
   s.stopped_by = field<std::string>(doc, "stopped_by");
   s.elapsed_s = number_field(doc, "elapsed_s");
+  if (const auto h = doc.find("host_share"); h != doc.end() && !h->is_null()) s.host_share = number_field(doc, "host_share");
   s.conditions.start = reading_from(field<json>(doc, "start"));
   s.conditions.end = reading_from(field<json>(doc, "end"));
   return s;

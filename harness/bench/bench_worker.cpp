@@ -124,16 +124,26 @@ class BenchEngine {
     } else {
       // Warm: groups queued back to back, the next queued before the last is read. The first
       // launch of a sampling follows an idle device, and its time the host's issue: dropped.
+      // Each later group is issued while the one before runs: its issue time against its device
+      // time says whether the host kept ahead (host_share, bench/sample_timer.h).
       const int64_t group = launches_per_group(launch_estimate_s_);
       const DropQueued drop{timer};
       timer.queue([&] { launch_active(); }, group);
       bool first_group = true;
+      double issue_s = 0.0, device_s = 0.0;
       while (stop == StopReason::kContinue) {
         timer.queue([&] { launch_active(); }, group);
-        const std::vector<double> seconds = timer.collect();
-        for (std::size_t i = first_group ? 1 : 0; i < seconds.size() && stop == StopReason::kContinue; ++i) take(seconds[i]);
+        const SampleTimer::Collected done = timer.collect();
+        for (std::size_t i = first_group ? 1 : 0; i < done.seconds.size() && stop == StopReason::kContinue; ++i)
+          take(done.seconds[i]);
+        if (!first_group) {
+          issue_s += done.issue_s;
+          for (double s : done.seconds) device_s += s;
+        }
         first_group = false;
       }
+      // A copy baseline's copy is synchronous (the ABI's): each waits, so its share says nothing.
+      if (timer.method() == "events" && !active_copy_ && device_s > 0) sampling.host_share = issue_s / device_s;
     }
     sampling.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     sampling.conditions.end = read_conditions(device);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "bench/bench_protocol.h"
+#include "bench/sampling_policy.h"
 #include "session/execution/memory_admission.h"
 #include "session/planning/device_choice.h"
 #include "session/job/stop_request.h"
@@ -13,24 +14,6 @@
 #include "util/duration.h"
 
 namespace opcert {
-namespace {
-
-// --benchmark_repetitions=N among Google Benchmark's flags; 1 without it.
-int64_t repetitions(const std::vector<std::string>& flags) {
-  constexpr std::string_view kFlag = "--benchmark_repetitions=";
-  int64_t n = 1;
-  for (const std::string& f : flags)
-    if (f.rfind(kFlag, 0) == 0) {
-      try {
-        n = std::max<int64_t>(1, std::stoll(f.substr(kFlag.size())));
-      } catch (const std::exception&) {
-        n = 1;  // Google Benchmark has already refused it
-      }
-    }
-  return n;
-}
-
-}  // namespace
 
 BenchWorkers::BenchWorkers(const Suite& suite, const BenchSettings& s, std::optional<int> device,
                            uint64_t shared_host_bytes)
@@ -50,7 +33,7 @@ BenchWorkers::~BenchWorkers() { shutdown(); }
 std::chrono::milliseconds BenchWorkers::job_limit(const BenchSettings& s) {
   // A fixed count of launches (--benchmark_min_time=Nx) has no time limit of its own: --timeout is all.
   const double per_sampling_s = s.sampling.fixed_samples ? 0.0 : s.sampling.max_time_s;
-  const double sampling_s = static_cast<double>(repetitions(s.benchmark_flags)) * per_sampling_s;
+  const double sampling_s = static_cast<double>(repetitions_of(s.benchmark_flags)) * per_sampling_s;
   return s.timeout + milliseconds_from_seconds(sampling_s);
 }
 

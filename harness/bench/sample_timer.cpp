@@ -48,11 +48,12 @@ double SampleTimer::time(const std::function<void()>& launch) {
   if (!events_) return wall_time(*backend_, device_, launch);
   drop_queued();  // alone: after nothing queued, and its group the only one collect() can return
   queue(launch, 1);
-  return collect().front();
+  return collect().seconds.front();
 }
 
 void SampleTimer::queue(const std::function<void()>& launch, int64_t count) {
   Group group;
+  const auto begin = std::chrono::steady_clock::now();
   try {
     if (!events_) {
       for (int64_t i = 0; i < count; ++i) group.seconds.push_back(wall_time(*backend_, device_, launch));
@@ -69,24 +70,28 @@ void SampleTimer::queue(const std::function<void()>& launch, int64_t count) {
     give_back(group);
     throw;
   }
+  group.issue_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   groups_.push_back(std::move(group));
 }
 
-std::vector<double> SampleTimer::collect() {
+SampleTimer::Collected SampleTimer::collect() {
   if (groups_.empty()) throw std::logic_error("SampleTimer::collect: nothing queued");
   Group group = std::move(groups_.front());
   groups_.pop_front();
-  if (!events_) return std::move(group.seconds);
-  std::vector<double> seconds;
+  Collected done{{}, group.issue_s};
+  if (!events_) {
+    done.seconds = std::move(group.seconds);
+    return done;
+  }
   try {
     for (std::size_t i = 1; i < group.events.size(); ++i)
-      seconds.push_back(backend_->elapsed_ms(group.events[i - 1], group.events[i]) / 1e3);
+      done.seconds.push_back(backend_->elapsed_ms(group.events[i - 1], group.events[i]) / 1e3);
   } catch (...) {
     give_back(group);
     throw;
   }
   give_back(group);
-  return seconds;
+  return done;
 }
 
 void SampleTimer::drop_queued() noexcept {

@@ -39,9 +39,16 @@ class SampleTimer {
   /// next group before collecting this one, so that the device runs on while the host reads.
   /// Throws what `launch` or the backend throws; the group is then dropped.
   void queue(const std::function<void()>& launch, int64_t count);
-  /// The seconds each launch of the oldest queued group took, in order, once its last is done.
-  /// Throws std::logic_error when nothing is queued.
-  std::vector<double> collect();
+  /// One queued group, done: each launch's seconds, in order, and the host's wall time to issue
+  /// the group (its launches and events). Where issuing took about as long as the device took to
+  /// run it, the device waited on the host: the figure is the host's rate of issue (host-bound).
+  struct Collected {
+    std::vector<double> seconds;
+    double issue_s = 0.0;
+  };
+  /// The oldest queued group, once its last launch is done. Throws std::logic_error when nothing
+  /// is queued.
+  Collected collect();
   /// Waits for every queued group and drops it (a sampling that stopped, or failed).
   void drop_queued() noexcept;
 
@@ -52,6 +59,7 @@ class SampleTimer {
   struct Group {
     std::vector<opcert_event*> events;  // count + 1 with events
     std::vector<double> seconds;        // without events: each launch's wall time
+    double issue_s = 0.0;               // the host's wall time in queue()
   };
   opcert_event* take_event();
   void give_back(Group& group) noexcept;

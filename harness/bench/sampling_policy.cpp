@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
+#include <string_view>
 
 #include "model/input_error.h"
 
@@ -65,10 +68,12 @@ std::optional<std::string> value_of(const std::string& flag, const std::string& 
 
 }  // namespace
 
-void take_time_flags(std::vector<std::string>& benchmark_flags, SamplingPolicy& policy) {
+bool take_time_flags(std::vector<std::string>& benchmark_flags, SamplingPolicy& policy) {
   std::vector<std::string> rest;
+  bool min_time_given = false;
   for (const auto& flag : benchmark_flags) {
     if (const auto v = value_of(flag, "--benchmark_min_time")) {
+      min_time_given = true;
       if (const auto count = parse_count(*v)) {
         policy.fixed_samples = count;
       } else if (const auto seconds = parse_seconds(*v)) {
@@ -86,6 +91,32 @@ void take_time_flags(std::vector<std::string>& benchmark_flags, SamplingPolicy& 
     }
   }
   benchmark_flags = std::move(rest);
+  return min_time_given;
+}
+
+int64_t repetitions_of(const std::vector<std::string>& benchmark_flags) {
+  constexpr std::string_view kFlag = "--benchmark_repetitions=";
+  int64_t n = 1;
+  for (const std::string& f : benchmark_flags)
+    if (f.rfind(kFlag, 0) == 0) {
+      try {
+        n = std::max<int64_t>(1, std::stoll(f.substr(kFlag.size())));
+      } catch (const std::exception&) {
+        n = 1;  // the CLI has already refused it (cli/benchmark_flags.h)
+      }
+    }
+  return n;
+}
+
+void apply_repetition_defaults(std::vector<std::string>& benchmark_flags, SamplingPolicy& policy, bool min_time_given,
+                               bool max_time_given) {
+  const bool repetitions_given = std::any_of(benchmark_flags.begin(), benchmark_flags.end(), [](const std::string& f) {
+    return f.rfind("--benchmark_repetitions=", 0) == 0;
+  });
+  if (!repetitions_given) benchmark_flags.push_back(fmt::format("--benchmark_repetitions={}", kDefaultRepetitions));
+  const auto repetitions = static_cast<double>(repetitions_of(benchmark_flags));
+  if (!min_time_given) policy.min_time_s = kDefaultMeasuredSeconds / repetitions;
+  if (!max_time_given) policy.max_time_s = std::max(kDefaultTimeLimitSeconds / repetitions, policy.min_time_s);
 }
 
 void validate(const SamplingPolicy& policy) {

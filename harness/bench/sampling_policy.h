@@ -17,11 +17,21 @@
 
 namespace opcert {
 
+/// Repetitions of each benchmark when --benchmark_repetitions is not given: compare's rank test
+/// needs 4 a side to reach p < 0.05 (5 reach 0.008), so two default benches can gate each other.
+inline constexpr int64_t kDefaultRepetitions = 5;
+/// The measured time of one benchmark when --benchmark_min_time is not given, shared out over its
+/// repetitions (0.1 s each at the default 5).
+inline constexpr double kDefaultMeasuredSeconds = 0.5;
+/// The wall-clock limit of one benchmark's sampling when --max-time is not given, shared out over
+/// its repetitions the same way (1 s each at the default 5).
+inline constexpr double kDefaultTimeLimitSeconds = 5.0;
+
 struct SamplingPolicy {
-  double min_time_s = 0.5;               ///< --benchmark_min_time=S: measured time before stopping
+  double min_time_s = kDefaultMeasuredSeconds;  ///< --benchmark_min_time=S: measured time before stopping
   std::optional<int64_t> fixed_samples;  ///< --benchmark_min_time=Nx: exactly N launches, no noise rule
   double max_noise = 0.005;              ///< --max-noise PCT: the batch means' relative standard error, a fraction; 0: stop at min_time
-  double max_time_s = 5.0;               ///< --max-time S: wall-clock limit of one sampling
+  double max_time_s = kDefaultTimeLimitSeconds;  ///< --max-time S: wall-clock limit of one sampling
   int64_t min_samples = 10;              ///< launches, at least
   double batch_s = 0.005;                ///< a batch closes once its launches add up to this
   int64_t min_batches = 10;              ///< below this the standard error is not an estimate
@@ -49,8 +59,21 @@ std::string stop_reason_name(StopReason reason);
 /// Takes the time flags opcert owns out of Google Benchmark's pass-through list into `policy`, in
 /// either spelling of the installed or a newer Google Benchmark: --benchmark_min_time=0.3,
 /// =0.3s or =100x (1.8 refuses the bare number, 1.7 the suffix; opcert takes all three) and
-/// --benchmark_min_warmup_time=S. Throws InputError naming the flag for a bad value.
-void take_time_flags(std::vector<std::string>& benchmark_flags, SamplingPolicy& policy);
+/// --benchmark_min_warmup_time=S. Throws InputError naming the flag for a bad value. Returns
+/// whether --benchmark_min_time was among them.
+bool take_time_flags(std::vector<std::string>& benchmark_flags, SamplingPolicy& policy);
+
+/// Bench's defaults around the flags a user gave (after take_time_flags): without
+/// --benchmark_repetitions, --benchmark_repetitions=kDefaultRepetitions joins `benchmark_flags`;
+/// without --benchmark_min_time (`min_time_given` false), each repetition's minimum time is
+/// kDefaultMeasuredSeconds over the repetitions, and without --max-time (`max_time_given` false)
+/// its limit is kDefaultTimeLimitSeconds over them, never under its minimum time: a benchmark's
+/// measured time and its worst case stay the same whatever the count of repetitions.
+void apply_repetition_defaults(std::vector<std::string>& benchmark_flags, SamplingPolicy& policy, bool min_time_given,
+                               bool max_time_given);
+
+/// The repetitions `benchmark_flags` ask for (the last --benchmark_repetitions=N); 1 without one.
+int64_t repetitions_of(const std::vector<std::string>& benchmark_flags);
 
 /// Checks the policy's own flags (--max-noise, --max-time) against each other and the time flags.
 void validate(const SamplingPolicy& policy);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <optional>
 
 #include "bench/bench_runner.h"
 #include "bench/collective_bench.h"
@@ -35,7 +36,7 @@ struct BenchFlags {
   bool copy_baseline = false;
   // Compute suites only: noise-aware stopping (bench/sampling_policy.h).
   double max_noise_pct = 0.5;
-  double max_time_s = 5.0;
+  std::optional<double> max_time_s;  // --max-time; unset: the default shared over the repetitions
   // Collective suites only (the size sweep, nccl-tests' -b -e -f -n -w).
   std::string min_bytes = "1K";
   std::string max_bytes = "256M";
@@ -130,10 +131,10 @@ void add_bench_only_flags(CLI::App& verb, BenchFlags& flags) {
       ->capture_default_str();
   verb.add_option("--max-time", flags.max_time_s,
                   "Wall-clock limit of one benchmark's sampling (each repetition) when its mean does not converge "
-                  "to --max-noise; the row is marked '!'")
+                  "to --max-noise; the row is marked '!'. Default: 5 s over the repetitions (1 s each at the default "
+                  "5), never under the minimum time")
       ->type_name("SECONDS")
-      ->check(positive_number("seconds"))
-      ->capture_default_str();
+      ->check(positive_number("seconds"));
   verb.add_option("--min-bytes", flags.min_bytes, "Collectives: the smallest size of the sweep (bytes; K, M, G)")
       ->type_name("SIZE")
       ->check(byte_size())
@@ -210,9 +211,10 @@ int bench_verb(CLI::App& verb, const BenchFlags& flags) {
   const bool collectives = selects_collectives(suite, flags, verb, s.benchmark_flags);
   const CollectiveBenchSettings collective = collectives ? collective_settings(flags) : CollectiveBenchSettings{};
   if (!collectives) {
-    take_time_flags(s.benchmark_flags, s.sampling);
+    const bool min_time_given = take_time_flags(s.benchmark_flags, s.sampling);
     s.sampling.max_noise = flags.max_noise_pct / 100.0;
-    s.sampling.max_time_s = flags.max_time_s;
+    if (flags.max_time_s) s.sampling.max_time_s = *flags.max_time_s;
+    apply_repetition_defaults(s.benchmark_flags, s.sampling, min_time_given, flags.max_time_s.has_value());
     validate(s.sampling);
   }
   auto registry = load_registry(f.options);
@@ -235,9 +237,11 @@ void add_bench_verb(CLI::App& app, int& exit_code) {
                   default_peer()) +
       "Each benchmark is sampled in batches of launches until the standard error of their means is under --max-noise "
       "(or --max-time). "
-      "Google Benchmark's own flags pass through: --benchmark_repetitions=N, --benchmark_filter=REGEX, "
+      "Google Benchmark's own flags pass through: --benchmark_repetitions=N (5 by default, enough for compare's "
+      "rank test), --benchmark_filter=REGEX, "
       "--benchmark_enable_random_interleaving=true, ...; opcert takes its time flags in either version's spelling: "
-      "--benchmark_min_time=SECONDS (0.3 or 0.3s; or 100x for exactly 100 launches) and "
+      "--benchmark_min_time=SECONDS (0.3 or 0.3s, each repetition; 0.5 s over the repetitions by default; or 100x for "
+      "exactly 100 launches) and "
       "--benchmark_min_warmup_time=SECONDS. "
       "A suite of collectives (bench/collectives, under mpirun) is swept by size instead: time, algbw and busbw per size, "
       "with --min-bytes, --max-bytes, --step-factor, --iters, --warmup and --timeout (docs/CLI.md).");

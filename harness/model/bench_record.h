@@ -23,6 +23,10 @@ struct Sampling {
   int64_t throttled_batches = 0;  ///< batches dropped: read at a throttled SM clock
   std::string stopped_by;   ///< "noise", "time_limit" or "samples" (a fixed count)
   double elapsed_s = 0.0;   ///< wall time the sampling took, flushes and waits included
+  /// The host's wall time to issue the queued launches over the device's time to run them (bench/
+  /// sample_timer.h): near 1, the device waited on the host. None when each launch was timed alone
+  /// (--cold-l2) or by the wall clock (a backend without events).
+  std::optional<double> host_share;
   SamplingConditions conditions;
 };
 
@@ -93,11 +97,19 @@ struct BenchRecord {
   std::optional<double> pct_of_copy;      ///< 100 · the copy baseline's time over this one's
   std::optional<double> noise;            ///< the largest noise of the repetitions, a fraction
   bool noise_limited = false;             ///< a repetition stopped at the time limit, above the noise target
+  /// The median repetition's host_share is at least kHostBoundShare: the device waited on the host,
+  /// so the time is the host's rate of issuing the call, not the device's time to run it.
+  bool host_bound = false;
   std::vector<std::string> condition_flags;  ///< "throttled", "clock-capped": from any reading of any repetition
   std::optional<CollectiveFigures> collective;
   std::optional<DeviceTag> device;  ///< --devices: the device it was timed on (its peer's row was timed there too)
   std::optional<int> rank;          ///< a bench across the ranks of an MPI job: the rank that timed it
 };
+
+/// A row whose launches took the host at least this share of the device's time to issue is
+/// host-bound: the host had no lead left, so launches waited on it (docs/PERFORMANCE.md, "How a
+/// launch is timed").
+inline constexpr double kHostBoundShare = 0.9;
 
 /// The median of the repetitions' seconds, else the "median" aggregate; empty without either.
 std::optional<double> typical_seconds(const std::vector<BenchRun>& runs);

@@ -53,7 +53,8 @@ TEST(BenchDefaults, APlatformWithProductionKeysTimesThoseKeysAlone) {
 TEST(BenchDefaults, ImplAllTimesEveryImplementation) {
   const Bench b = bench("--filter '^sleep20$' --platform paced-box --impl all");
   ASSERT_EQ(b.result.exit_code, 0) << b.result.out << b.result.err;
-  EXPECT_EQ(b.timed, (std::set<std::string>{"paced.softmax.jittery", "paced.softmax.queued", "paced.softmax.steady"}));
+  EXPECT_EQ(b.timed, (std::set<std::string>{"paced.softmax.hostbound", "paced.softmax.jittery", "paced.softmax.queued",
+                                            "paced.softmax.steady"}));
   EXPECT_EQ(b.result.err.find("production keys"), std::string::npos) << b.result.err;
 }
 
@@ -66,17 +67,18 @@ TEST(BenchDefaults, GlobsStillSelect) {
 TEST(BenchDefaults, WithoutAPlatformEveryImplementationIsTimedAndTheLineSaysWhy) {
   const Bench b = bench("--filter '^sleep20$'");
   ASSERT_EQ(b.result.exit_code, 0) << b.result.out << b.result.err;
-  EXPECT_EQ(b.timed, (std::set<std::string>{"paced.softmax.jittery", "paced.softmax.queued", "paced.softmax.steady"}));
+  EXPECT_EQ(b.timed, (std::set<std::string>{"paced.softmax.hostbound", "paced.softmax.jittery", "paced.softmax.queued",
+                                            "paced.softmax.steady"}));
   EXPECT_NE(b.result.err.find("every implementation of paced (no platform config matches its device)"),
             std::string::npos)
       << b.result.err;
 }
 
 TEST(BenchDefaults, ThePaceIsOnStderrOnceAFewRowsAreDone) {
-  const Bench b = bench("--impl all");  // sleep20 and wrong on all three: 6 rows
+  const Bench b = bench("--impl all");  // sleep20 and wrong on all four: 8 rows
   ASSERT_EQ(b.result.exit_code, 0) << b.result.out << b.result.err;
-  ASSERT_EQ(b.timed.size(), 3u);
-  EXPECT_NE(b.result.err.find("opcert: 3/6 benchmarks in "), std::string::npos) << b.result.err;
+  ASSERT_EQ(b.timed.size(), 4u);
+  EXPECT_NE(b.result.err.find("opcert: 3/8 benchmarks in "), std::string::npos) << b.result.err;
   EXPECT_NE(b.result.err.find(", eta "), std::string::npos) << b.result.err;
   EXPECT_EQ(b.result.out.find("eta "), std::string::npos) << "the table stays as it was: " << b.result.out;
 }

@@ -164,6 +164,9 @@ TEST(BenchEndToEnd, ACopyBaselineGivesMemoryBoundRowsTheirPercentOfCopy) {
   // bytes) is far slower than copying them.
   EXPECT_EQ(copy->at("impl_key"), "timed.copy");
   EXPECT_TRUE(copy->at("check").is_null());
+  // Its copy is synchronous (each waits), so the host's share of its time says nothing: none kept.
+  EXPECT_EQ(copy->at("host_bound"), false);
+  for (const auto& rep : copy->at("repetitions")) EXPECT_TRUE(rep.at("host_share").is_null()) << rep.dump();
   EXPECT_EQ(copy->at("bytes"), op->at("bytes"));
   EXPECT_GT(copy->at("seconds").get<double>(), 0.0);
   ASSERT_TRUE(op->at("pct_of_copy").is_number()) << op->dump(2);

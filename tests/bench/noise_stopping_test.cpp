@@ -59,6 +59,24 @@ TEST(LaunchTiming, TheHostsTimeToIssueALaunchStaysOutOfItsFigure) {
   EXPECT_NEAR(queued.record.at("seconds").get<double>(), 0.002, 1e-9);
 }
 
+// The host-bound launch takes the host 3 ms to issue and the device 2 ms to run: queued, each waits
+// on the host, so the figure is the host's 3 ms, and the row says so (host_share at least 1, marked
+// h). The queued one's 1 ms of issue hides behind its 2 ms on the device: not host-bound.
+TEST(LaunchTiming, AHostBoundLaunchIsMarkedAndOneTheHostKeepsAheadOfIsNot) {
+  const Bench bound = bench("paced.softmax.hostbound", "--benchmark_min_time=0.05 --benchmark_repetitions=1 --max-time 1");
+  const Bench queued = bench("paced.softmax.queued", "--benchmark_min_time=0.05 --benchmark_repetitions=1 --max-time 1");
+  ASSERT_EQ(bound.result.exit_code, 0) << bound.result.out << bound.result.err;
+  ASSERT_EQ(queued.result.exit_code, 0) << queued.result.out << queued.result.err;
+  EXPECT_NEAR(bound.record.at("seconds").get<double>(), 0.003, 1e-9);
+  EXPECT_GE(only_repetition(bound).at("host_share").get<double>(), 1.0);
+  EXPECT_EQ(bound.record.at("host_bound"), true);
+  EXPECT_NE(bound.result.out.find(" h |"), std::string::npos) << bound.result.out;
+  EXPECT_NE(bound.result.out.find("1 benchmark(s) were host-bound (marked h)"), std::string::npos) << bound.result.out;
+  EXPECT_LT(only_repetition(queued).at("host_share").get<double>(), 0.5);
+  EXPECT_EQ(queued.record.at("host_bound"), false);
+  EXPECT_EQ(queued.result.out.find("host-bound"), std::string::npos) << queued.result.out;
+}
+
 TEST(NoiseStopping, AJitteryBenchmarkSamplesLongerThanASteadyOne) {
   const Bench steady = bench("paced.softmax.steady", "--benchmark_min_time=0.05 --max-time 1");
   // The plugin's device time passes in a fraction of the wall time: a target of 0.01% keeps the

@@ -87,6 +87,43 @@ TEST(TimeFlags, BothSpellingsOfSecondsACountAndTheWarmUpAreTakenTheRestPassThrou
   EXPECT_EQ(q.fixed_samples, 250);
 }
 
+TEST(RepetitionDefaults, FiveRepetitionsShareTheMeasuredTimeUnlessTheUserSaidOtherwise) {
+  // Nothing given: five repetitions (compare's rank test needs four a side), 0.1 s each.
+  std::vector<std::string> none = {"--benchmark_filter=x"};
+  SamplingPolicy p;
+  apply_repetition_defaults(none, p, take_time_flags(none, p), false);
+  EXPECT_EQ(none, (std::vector<std::string>{"--benchmark_filter=x", "--benchmark_repetitions=5"}));
+  EXPECT_EQ(repetitions_of(none), 5);
+  EXPECT_DOUBLE_EQ(p.min_time_s, 0.1);
+  EXPECT_DOUBLE_EQ(p.max_time_s, 1.0);
+
+  // Repetitions given: they are kept, and the 0.5 s is shared over them.
+  std::vector<std::string> two = {"--benchmark_repetitions=2"};
+  SamplingPolicy q;
+  apply_repetition_defaults(two, q, take_time_flags(two, q), false);
+  EXPECT_EQ(two, (std::vector<std::string>{"--benchmark_repetitions=2"}));
+  EXPECT_DOUBLE_EQ(q.min_time_s, 0.25);
+  EXPECT_DOUBLE_EQ(q.max_time_s, 2.5);
+
+  // A minimum time given is each repetition's, as Google Benchmark reads it; the default limit
+  // never falls under it.
+  std::vector<std::string> timed = {"--benchmark_min_time=3s"};
+  SamplingPolicy r;
+  apply_repetition_defaults(timed, r, take_time_flags(timed, r), false);
+  EXPECT_EQ(repetitions_of(timed), 5);
+  EXPECT_DOUBLE_EQ(r.min_time_s, 3.0);
+  EXPECT_DOUBLE_EQ(r.max_time_s, 3.0);
+
+  // A limit given (--max-time) is kept as it is.
+  std::vector<std::string> limited;
+  SamplingPolicy l;
+  l.max_time_s = 4.0;
+  apply_repetition_defaults(limited, l, take_time_flags(limited, l), true);
+  EXPECT_DOUBLE_EQ(l.max_time_s, 4.0);
+
+  EXPECT_EQ(repetitions_of({}), 1);
+}
+
 TEST(TimeFlags, BadValuesNameTheFlag) {
   for (const std::string flag : {"--benchmark_min_time=", "--benchmark_min_time=s", "--benchmark_min_time=-1",
                                  "--benchmark_min_time=0x", "--benchmark_min_time=1.5x", "--benchmark_min_time=nan",

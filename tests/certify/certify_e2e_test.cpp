@@ -337,11 +337,11 @@ TEST_F(Certify, APluginMadeWrongIsNotCertifiedAndItsRerunDoesNotReproduce) {
   EXPECT_NE(c.out.find("paced NOT CERTIFIED"), std::string::npos) << c.out;
   const json m = read_json(bundle + "/manifest.json");
   EXPECT_EQ(m.at("verdict"), "not certified");
-  EXPECT_EQ(m.at("failing_results"), 3);  // rows30 on each of the three paced keys
+  EXPECT_EQ(m.at("failing_results"), 4);  // rows30 on each of the four paced keys
   EXPECT_EQ(m.at("backend").at("sha256").get<std::string>().size(), 64u);
-  EXPECT_EQ(m.at("coverage").at("softmax").at("FAILED"), 3);
-  // The bundle itself is intact; re-run here without the fault (all 9 results), the wrong cases now pass.
-  const auto v = run_opcert("verify " + bundle + " --plugin " + plugin + " --rerun 9 --rerun-seed 1");
+  EXPECT_EQ(m.at("coverage").at("softmax").at("FAILED"), 4);
+  // The bundle itself is intact; re-run here without the fault (all 12 results), the wrong cases now pass.
+  const auto v = run_opcert("verify " + bundle + " --plugin " + plugin + " --rerun 12 --rerun-seed 1");
   EXPECT_EQ(v.exit_code, 1) << v.out << v.err;
   EXPECT_NE(v.out.find("recorded FAILED, got PASSED"), std::string::npos) << v.out;
   // The reruns' reports and logs stay for a look, in a folder of this verify's own: a second verify
@@ -356,7 +356,7 @@ TEST_F(Certify, APluginMadeWrongIsNotCertifiedAndItsRerunDoesNotReproduce) {
   bool has_log = false;
   for (const auto& e : fs::directory_iterator(first)) has_log = has_log || e.path().extension() == ".log";
   EXPECT_TRUE(has_log) << first;
-  const auto again = run_opcert("verify " + bundle + " --plugin " + plugin + " --rerun 9 --rerun-seed 1");
+  const auto again = run_opcert("verify " + bundle + " --plugin " + plugin + " --rerun 12 --rerun-seed 1");
   EXPECT_EQ(again.exit_code, 1) << again.out << again.err;
   const std::string second = rerun_folder(again.out);
   EXPECT_NE(second, first);

@@ -125,11 +125,25 @@ TEST_F(CompareEndToEnd, BaselineGatesTheBenchItself) {
   EXPECT_EQ(looser.exit_code, 0) << looser.out << looser.err;
 }
 
+TEST_F(CompareEndToEnd, TwoBenchesAtTheirDefaultRepetitionsGateEachOther) {
+  // No --benchmark_repetitions: bench's default of five, so the perf gate can judge every row.
+  const std::string first = dir_.path() + "/default1", second = dir_.path() + "/default2";
+  const auto a = run_opcert(bench_args(first, "paced.softmax.steady", "--benchmark_min_time=0.02"));
+  ASSERT_EQ(a.exit_code, 0) << a.out << a.err;
+  EXPECT_EQ(read_json(first + "/report.json").at("benchmarks")[0].at("repetitions").size(), 5u);
+  const auto b = run_opcert(bench_args(second, "paced.softmax.steady",
+                                       "--benchmark_min_time=0.02 --baseline " + first + " --max-slowdown 10"),
+                            "OPCERT_TEST_PACED_SLOWER_ROWS=20");
+  EXPECT_EQ(b.exit_code, 1) << b.out << b.err;
+  EXPECT_EQ(failures_of(read_json(second + "/comparison.json")), (std::set<std::string>{"perf rows20 paced.softmax.steady"}));
+}
+
 TEST_F(CompareEndToEnd, ABaselineGateWithNoRowItCanTestIsAUsageErrorAndKeepsTheRun) {
   // One repetition against the base's five: no row can reach p < 0.05, so --max-slowdown would pass anything.
   const std::string once = dir_.path() + "/once";
   const auto r = run_opcert(bench_args(once, "paced.softmax.steady",
-                                       "--benchmark_min_time=0.02 --baseline " + base_ + " --max-slowdown 10"));
+                                       "--benchmark_min_time=0.02 --benchmark_repetitions=1 --baseline " + base_ +
+                                           " --max-slowdown 10"));
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("--baseline: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("can be rank-tested (5 and 1 repetitions"), std::string::npos) << r.err;

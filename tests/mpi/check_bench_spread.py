@@ -16,9 +16,10 @@ got = [row(b) for b in ranks["benchmarks"]]
 if not want: fail("one process timed nothing")
 same_rows(want, got, "bench")
 if [row(b) for b in lines(f"{out}/ranks/measurements.jsonl")] != want: fail("measurements.jsonl is not in the suite's order")
-# A resumed bench's kept rows come back from measurements.jsonl, which keeps each run's figures but
-# not Google Benchmark's name suffix (/iterations:1/manual_time): after a kill, the rows alone.
-names = lambda path: [b["name"] if scenario == "pass" else "/".join(b["name"].split("/")[:2])
+# A resumed bench's kept rows come back from measurements.jsonl, which keeps each run's figures and
+# aggregates (in Google Benchmark's order) but not its name suffix (/iterations:1/manual_time): after
+# a kill, the names without it.
+names = lambda path: [b["name"] if scenario == "pass" else b["name"].replace("/iterations:1/manual_time", "")
                       for b in json.load(open(path))["benchmarks"]]
 if names(f"{out}/ranks/bench.json") != names(f"{out}/single/bench.json"): fail("bench.json's runs differ from one process's")
 result = lambda r: (r["backend"], r["impl"], r["case"], r["status"])

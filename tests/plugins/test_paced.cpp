@@ -5,6 +5,8 @@
 //   paced.softmax.jittery  the same ± up to 20%, pseudo-random (noise ~11%), seeded per process
 //   paced.softmax.queued   the steady device time, issued as a GPU's is: the host spends 1 ms of its
 //                          own clock issuing the launch before the device can start it
+//   paced.softmax.hostbound  host-bound: issuing takes 3 ms of real time (a sleep) and of the host
+//                          clock, longer than the launch's device time, so the device waits on it
 // Each computes a correct softmax; a launch takes microseconds of real time. The plugin keeps a host
 // clock beside the device's: an event marks the later of the two (the point after the work queued
 // so far), and waiting for an event or the device brings the host clock up to it. For the comparison
@@ -19,6 +21,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <unistd.h>
 
 #include "fp32_softmax.h"
@@ -88,6 +91,14 @@ void run_queued(const OpCall& call) {
   run_on_device(nominal_ms(call));
 }
 
+void run_host_bound(const OpCall& call) {
+  opcert::test_plugin::run_fp32_softmax(call);
+  maybe_break(call);
+  std::this_thread::sleep_for(std::chrono::milliseconds(3));  // the harness's wall clock sees the issue
+  host_clock_ms += 3.0;
+  run_on_device(nominal_ms(call));
+}
+
 void run_jittery(const OpCall& call) {
   opcert::test_plugin::run_fp32_softmax(call);
   maybe_break(call);
@@ -105,6 +116,8 @@ class Paced : public opcert::sdk::Backend, public opcert::sdk::EventBackend {
          run_jittery});
     add({"paced.softmax.queued", "softmax", "fp32 softmax taking dim 0 / 10 ms of device time after 1 ms of issue",
          query_softmax, run_queued});
+    add({"paced.softmax.hostbound", "softmax", "fp32 softmax taking dim 0 / 10 ms of device time after 3 ms of issue",
+         query_softmax, run_host_bound});
   }
 
   opcert::sdk::BackendInfo info() const override {

@@ -193,7 +193,7 @@ TEST_F(ReportSchema, RejectsWhatIsNotAReport) {
 
 TEST(JsonReport, HeaderFieldsAndSuite) {
   const json doc = report_to_json(test::sample_report());
-  EXPECT_EQ(doc["schema_version"], "2.11");
+  EXPECT_EQ(doc["schema_version"], "2.12");
   EXPECT_EQ(doc["kind"], "opcert-conformance-report");
   EXPECT_EQ(doc["opcert_version"], "0.1.0");
   EXPECT_EQ(doc["seed"], 7);

@@ -61,7 +61,7 @@ TEST(RunDevices, ABadDeviceShowsAsThatDevicesFailuresAndTheOthersPass) {
 
   // The reports say which device failed.
   const json report = json::parse(read_text(fs::path(out) / "report.json"));
-  EXPECT_EQ(report["schema_version"], "2.11");
+  EXPECT_EQ(report["schema_version"], "2.12");
   EXPECT_EQ(report["results"].size(), 6u);
   const json& devices = report["summary"]["backends"]["devices"]["devices"];
   EXPECT_EQ(devices["device 0"]["counts"]["PASSED"], 2) << devices.dump();
