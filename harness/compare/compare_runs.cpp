@@ -138,6 +138,7 @@ void compare_timings(Comparison& c, const RunReport& base, const RunReport& now,
   std::map<std::string, const BenchRecord*> before;
   for (const auto& b : base.benchmarks) before[b.name] = &b;
   bool untestable = false;
+  std::size_t host_bound = 0;
   for (const auto& b : now.benchmarks) {
     TimingChange t = row_of(b);
     t.now = side_of(b);
@@ -151,6 +152,12 @@ void compare_timings(Comparison& c, const RunReport& base, const RunReport& now,
     t.base = side_of(*it->second);
     if (t.base.conditions != t.now.conditions)
       t.note = fmt::format("GPU conditions differ: {} -> {}", flags_text(t.base.conditions), flags_text(t.now.conditions));
+    if (it->second->host_bound || b.host_bound) {
+      // Still gated: a call that got slower to issue is slower for its user too.
+      const char* where = it->second->host_bound && b.host_bound ? "both runs" : b.host_bound ? "the new run" : "the base run";
+      t.note += (t.note.empty() ? "" : "; ") + fmt::format("host-bound in {}", where);
+      ++host_bound;
+    }
     if (!t.base.seconds || !t.now.seconds || *t.base.seconds <= 0) {
       t.verdict = TimingVerdict::kMissing;
       t.note = !t.now.seconds ? "not timed in the new run" : "not timed in the base run";
@@ -184,6 +191,10 @@ void compare_timings(Comparison& c, const RunReport& base, const RunReport& now,
       c.timings.push_back(std::move(t));
     }
   if (untestable) c.notes.push_back(too_few_repetitions_note(options.alpha));
+  if (host_bound > 0)
+    c.notes.push_back(fmt::format("{} row(s) were host-bound in a run (bench's h): their time is how fast the host "
+                                  "issued the call, which moves with the host's load, so their change may be the host's",
+                                  host_bound));
 }
 
 // Runs that share no result and no benchmark row (two suites, a run against a bench of other cases)

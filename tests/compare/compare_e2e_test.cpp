@@ -138,6 +138,19 @@ TEST_F(CompareEndToEnd, TwoBenchesAtTheirDefaultRepetitionsGateEachOther) {
   EXPECT_EQ(failures_of(read_json(second + "/comparison.json")), (std::set<std::string>{"perf rows20 paced.softmax.steady"}));
 }
 
+TEST_F(CompareEndToEnd, AHostBoundRowIsNamedAsSuch) {
+  const std::string first = dir_.path() + "/host1", second = dir_.path() + "/host2";
+  for (const std::string& out : {first, second})
+    ASSERT_EQ(run_opcert(bench_args(out, "paced.softmax.hostbound", "--filter '^rows10$' --benchmark_min_time=0.02")).exit_code, 0);
+  const auto c = run_opcert("compare " + first + " " + second + " --json " + dir_.path() + "/host.json");
+  EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+  EXPECT_NE(c.out.find("note: 1 row(s) were host-bound in a run"), std::string::npos) << c.out;
+  const json doc = read_json(dir_.path() + "/host.json");
+  ASSERT_EQ(doc.at("timings").size(), 1u);
+  EXPECT_NE(doc.at("timings")[0].at("note").get<std::string>().find("host-bound in both runs"), std::string::npos)
+      << doc.dump(2);
+}
+
 TEST_F(CompareEndToEnd, ABaselineGateWithNoRowItCanTestIsAUsageErrorAndKeepsTheRun) {
   // One repetition against the base's five: no row can reach p < 0.05, so --max-slowdown would pass anything.
   const std::string once = dir_.path() + "/once";
