@@ -113,14 +113,15 @@ void insert_benchmark(SqlConnection& c, int64_t run_id, const BenchRecord& b) {
   const int64_t id = returned_id(c.query(
       "INSERT INTO benchmarks (run_id, name, backend, impl_key, case_id, op, peer, copy_baseline, check_status, error, "
       "timing, flops, bytes, compute_dtype, platform, seconds, spread, tflops, gbps, pct_peak, speedup_vs_peer, "
-      "pct_of_copy, noise, noise_limited, conditions, size_bytes, ranks, algbw_gbps, busbw_gbps, peer_busbw_gbps) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+      "pct_of_copy, noise, noise_limited, host_bound, conditions, size_bytes, ranks, algbw_gbps, busbw_gbps, "
+      "peer_busbw_gbps) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+      "RETURNING id",
       {run_id, b.name, b.backend, b.impl_key, b.case_id, b.op, int64_t{b.peer}, int64_t{b.copy_baseline},
        b.check ? SqlValue(std::string(status_name(*b.check))) : SqlValue(std::monostate{}), b.error, b.timing,
        b.flops, b.bytes, b.compute_dtype, b.platform, optional_double(b.seconds), optional_double(b.spread),
        optional_double(b.tflops), optional_double(b.gbps), optional_double(b.pct_peak),
        optional_double(b.speedup_vs_peer), optional_double(b.pct_of_copy), optional_double(b.noise),
-       int64_t{b.noise_limited}, json(b.condition_flags).dump(),
+       int64_t{b.noise_limited}, int64_t{b.host_bound}, json(b.condition_flags).dump(),
        coll ? SqlValue(static_cast<int64_t>(coll->size_bytes)) : SqlValue(std::monostate{}),
        coll ? SqlValue(int64_t{coll->ranks}) : SqlValue(std::monostate{}),
        coll ? optional_double(coll->algbw_gbps) : SqlValue(std::monostate{}),
@@ -145,7 +146,7 @@ void insert_benchmark(SqlConnection& c, int64_t run_id, const BenchRecord& b) {
                                   : nullptr;
     c.query("INSERT INTO measurements (benchmark_id, repetition, seconds, cpu_seconds, iterations, throughput, "
             "samples, noise, stopped_by, sampling_s, sm_clock_mhz, memory_clock_mhz, power_w, temperature_c, "
-            "clock_reasons) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "clock_reasons, host_share) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             {id, repetition++, run.seconds, run.cpu_seconds, run.iterations, optional_double(throughput),
              s ? SqlValue(s->samples) : SqlValue(std::monostate{}), s ? SqlValue(s->noise) : SqlValue(std::monostate{}),
              s ? s->stopped_by : std::string(), s ? SqlValue(s->elapsed_s) : SqlValue(std::monostate{}),
@@ -154,7 +155,8 @@ void insert_benchmark(SqlConnection& c, int64_t run_id, const BenchRecord& b) {
              reading ? optional_double(reading->power_w) : SqlValue(std::monostate{}),
              reading ? optional_uint(reading->temperature_c) : SqlValue(std::monostate{}),
              reading && reading->clock_reasons ? SqlValue(static_cast<int64_t>(*reading->clock_reasons))
-                                               : SqlValue(std::monostate{})});
+                                               : SqlValue(std::monostate{}),
+             s ? optional_double(s->host_share) : SqlValue(std::monostate{})});
   }
 }
 
@@ -412,10 +414,10 @@ json HistoryStore::export_json(const std::vector<int64_t>& ids) {
   static const std::string benchmark_columns =
       "id, name, backend, impl_key, case_id, op, peer, copy_baseline, check_status, error, timing, flops, bytes, "
       "compute_dtype, platform, seconds, spread, tflops, gbps, pct_peak, speedup_vs_peer, pct_of_copy, noise, "
-      "noise_limited, conditions, size_bytes, ranks, algbw_gbps, busbw_gbps, peer_busbw_gbps";
+      "noise_limited, host_bound, conditions, size_bytes, ranks, algbw_gbps, busbw_gbps, peer_busbw_gbps";
   static const std::string measurement_columns =
       "repetition, seconds, cpu_seconds, iterations, throughput, samples, noise, stopped_by, sampling_s, sm_clock_mhz, "
-      "memory_clock_mhz, power_w, temperature_c, clock_reasons";
+      "memory_clock_mhz, power_w, temperature_c, clock_reasons, host_share";
   SqlConnection& c = *connection_;
   SqlTransaction tx(c, SqlTransaction::Kind::kRead);
   json runs = rows_json(c, fmt::format("SELECT {} FROM runs ORDER BY started_at, id", run_columns), {},

@@ -124,6 +124,10 @@ CREATE TABLE measurements (
   PRIMARY KEY (benchmark_id, repetition)
 );
 )sql"},
+      {2, "host-bound benchmarks: each repetition's host_share and the row's host_bound (report.json 2.12)", R"sql(
+ALTER TABLE benchmarks ADD COLUMN host_bound BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE measurements ADD COLUMN host_share DOUBLE PRECISION;
+)sql"},
   };
   return migrations;
 }

@@ -4,6 +4,7 @@
 // PostgreSQL server.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <sqlite3.h>
 
 #include <fstream>
@@ -11,6 +12,7 @@
 #include "history/history_commands.h"
 #include "history/history_store.h"
 #include "history/schema_migrations.h"
+#include "history/sql_connection.h"
 #include "history/sqlite_connection.h"
 #include "loader/temp_dir.h"
 #include "model/input_error.h"
@@ -79,7 +81,12 @@ RunReport report(const std::string& started_at, bool bench = false) {
                    {"libraries", {{"torch", "2.11"}}}};
   r.backends.push_back({"cpu", "0.2.0", "built-in", "", "", false, {}});
   r.results = {result("softmax.a", Status::kPassed, 1e-7), result("softmax.b", Status::kFailed, 1e-3)};
-  if (bench) r.benchmarks = {benchmark("softmax.a", {1e-3, 1.1e-3, 0.9e-3})};
+  if (bench) {
+    r.benchmarks = {benchmark("softmax.a", {1e-3, 1.1e-3, 0.9e-3})};
+    // Host-bound (schema 2): the row's flag and its first repetition's share are kept.
+    r.benchmarks[0].host_bound = true;
+    r.benchmarks[0].runs[0].sampling = Sampling{.samples = 10, .stopped_by = "noise", .host_share = 1.25};
+  }
   return r;
 }
 
@@ -166,6 +173,9 @@ TEST_F(HistoryStoreTest, RunsReadBackListFilterRemoveAndExport) {
   ASSERT_EQ(doc.at("runs").size(), 2u);
   EXPECT_EQ(doc["runs"][1]["results"].size(), 2u);
   EXPECT_EQ(doc["runs"][1]["benchmarks"][0]["measurements"].size(), 3u);
+  EXPECT_EQ(doc["runs"][1]["benchmarks"][0]["host_bound"], 1);
+  EXPECT_EQ(doc["runs"][1]["benchmarks"][0]["measurements"][0]["host_share"], 1.25);
+  EXPECT_TRUE(doc["runs"][1]["benchmarks"][0]["measurements"][1]["host_share"].is_null());
   EXPECT_EQ(doc["runs"][1]["results"][1]["status"], "FAILED");
   EXPECT_THROW(store->export_json({99}), InputError);
 
@@ -181,33 +191,61 @@ TEST_F(HistoryStoreTest, RunsReadBackListFilterRemoveAndExport) {
 
 TEST_F(HistoryStoreTest, AnOlderStoreIsMigratedAndANewerOneRefused) {
   std::vector<Migration> migrations = store_migrations();
+  const int known = migrations.back().version;
   {
     auto c = open_sqlite(db(), true);
-    EXPECT_EQ(migrate(*c, migrations), 1);
+    EXPECT_EQ(migrate(*c, migrations), known);
   }
-  migrations.push_back({2, "a column for the test", "ALTER TABLE runs ADD COLUMN note TEXT"});
+  migrations.push_back({known + 1, "a column for the test", "ALTER TABLE runs ADD COLUMN note TEXT"});
   {
     auto c = open_sqlite(db(), false);
-    EXPECT_EQ(schema_version(*c), 1);
-    EXPECT_EQ(migrate(*c, migrations), 2);
+    EXPECT_EQ(schema_version(*c), known);
+    EXPECT_EQ(migrate(*c, migrations), known + 1);
     EXPECT_NO_THROW(c->query("SELECT note FROM runs"));
-    EXPECT_EQ(migrate(*c, migrations), 2);  // nothing left to do
+    EXPECT_EQ(migrate(*c, migrations), known + 1);  // nothing left to do
   }
-  // This opcert knows version 1 only: the store at 2 is refused, not misread.
+  // This opcert knows up to `known` only: the store at known + 1 is refused, not misread.
   try {
     (void)HistoryStore::open(db(), false);
     FAIL() << "a newer store was opened";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("newer than this opcert's 1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(fmt::format("newer than this opcert's {}", known)), std::string::npos)
+        << e.what();
   }
+}
+
+// A store of version 1 (before host-bound rows) holding a bench keeps its rows through migration 2,
+// which reads them as not host-bound, and takes a new bench's host_bound and host_share.
+TEST_F(HistoryStoreTest, AVersionOneStoreGainsTheHostBoundColumnsAndKeepsItsRows) {
+  const std::vector<Migration>& all = store_migrations();
+  ASSERT_GE(all.size(), 2u);
+  {
+    auto c = open_sqlite(db(), true);
+    EXPECT_EQ(migrate(*c, {all.front()}), 1);
+    c->query("INSERT INTO runs (uid, content_sha256, kind, started_at, finished_at, complete, exit_code, "
+             "opcert_version, opcert_commit, project_commit, host, cpu_model, devices, driver_version, libraries, "
+             "platform, suite, suite_sha256, seed, peer, command_line, source_dir, added_at, peaks, report) VALUES ('u1', "
+             "'s', 'opcert-bench-report', 't0', 't1', 1, 0, 'v', 'c', '', 'h', 'cpu', '[]', '', '{}', '', "
+             "'bench/smoke', 'x', 1, '', '', '', 't2', '{}', '{}')");
+    c->query("INSERT INTO benchmarks (run_id, name, backend, impl_key, case_id, op, peer, copy_baseline, error, timing, "
+             "flops, bytes, compute_dtype, platform, noise_limited, conditions) VALUES (1, 'n', 'cpu', 'k', 'case', "
+             "'softmax', 0, 0, '', 'wall', 0, 0, '', '', 0, '[]')");
+  }
+  auto c = open_sqlite(db(), false);
+  EXPECT_EQ(migrate(*c, all), all.back().version);
+  const auto rows = c->query("SELECT host_bound FROM benchmarks");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(sql_int(rows.at(0).at(0)), 0);
+  EXPECT_NO_THROW(c->query("SELECT host_share FROM measurements"));
 }
 
 TEST_F(HistoryStoreTest, AFailingMigrationLeavesTheStoreAsItWas) {
   std::vector<Migration> migrations = store_migrations();
-  migrations.push_back({2, "broken", "ALTER TABLE runs ADD COLUMN ok TEXT; ALTER TABLE nosuch ADD COLUMN x TEXT"});
+  const int known = migrations.back().version;
+  migrations.push_back({known + 1, "broken", "ALTER TABLE runs ADD COLUMN ok TEXT; ALTER TABLE nosuch ADD COLUMN x TEXT"});
   auto c = open_sqlite(db(), true);
   EXPECT_THROW(migrate(*c, migrations), StoreError);
-  EXPECT_EQ(schema_version(*c), 1);
+  EXPECT_EQ(schema_version(*c), known);
   EXPECT_THROW(c->query("SELECT ok FROM runs"), StoreError);  // its first statement was rolled back too
 }
 
