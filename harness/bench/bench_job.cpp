@@ -1,7 +1,5 @@
 #include "bench/bench_job.h"
 
-#include <algorithm>
-
 #include "bench/roofline.h"
 
 namespace opcert {
@@ -58,17 +56,12 @@ BenchRecord bench_record(const BenchJob& job, const std::vector<BenchJob>& jobs)
   if (job.error.empty()) r.spread = repetition_spread(job.runs);
   r.noise = largest_noise(job.runs);
   std::vector<SamplingConditions> conditions;
-  std::vector<double> host_shares;
   for (const auto& run : job.runs) {
     if (!run.sampling) continue;
     conditions.push_back(run.sampling->conditions);
     r.noise_limited |= run.sampling->stopped_by == "time_limit";
-    if (run.sampling->host_share) host_shares.push_back(*run.sampling->host_share);
   }
-  if (!host_shares.empty()) {
-    std::nth_element(host_shares.begin(), host_shares.begin() + host_shares.size() / 2, host_shares.end());
-    r.host_bound = host_shares[host_shares.size() / 2] >= kHostBoundShare;
-  }
+  r.host_bound = is_host_bound(job.runs);
   r.condition_flags = condition_flags(conditions);
   if (r.seconds && *r.seconds > 0) {
     if (job.work.flops > 0) r.tflops = job.work.flops / *r.seconds / 1e12;

@@ -39,6 +39,8 @@ std::string stop_reason_name(StopReason reason) {
 
 namespace {
 
+constexpr std::string_view kRepetitionsFlag = "--benchmark_repetitions=";
+
 // A finite, non-negative number of seconds: "0.3" or "0.3s".
 std::optional<double> parse_seconds(std::string text) {
   if (!text.empty() && text.back() == 's') text.pop_back();
@@ -95,12 +97,11 @@ bool take_time_flags(std::vector<std::string>& benchmark_flags, SamplingPolicy& 
 }
 
 int64_t repetitions_of(const std::vector<std::string>& benchmark_flags) {
-  constexpr std::string_view kFlag = "--benchmark_repetitions=";
   int64_t n = 1;
   for (const std::string& f : benchmark_flags)
-    if (f.rfind(kFlag, 0) == 0) {
+    if (f.rfind(kRepetitionsFlag, 0) == 0) {
       try {
-        n = std::max<int64_t>(1, std::stoll(f.substr(kFlag.size())));
+        n = std::max<int64_t>(1, std::stoll(f.substr(kRepetitionsFlag.size())));
       } catch (const std::exception&) {
         n = 1;  // the CLI has already refused it (cli/benchmark_flags.h)
       }
@@ -111,9 +112,9 @@ int64_t repetitions_of(const std::vector<std::string>& benchmark_flags) {
 void apply_repetition_defaults(std::vector<std::string>& benchmark_flags, SamplingPolicy& policy, bool min_time_given,
                                bool max_time_given) {
   const bool repetitions_given = std::any_of(benchmark_flags.begin(), benchmark_flags.end(), [](const std::string& f) {
-    return f.rfind("--benchmark_repetitions=", 0) == 0;
+    return f.rfind(kRepetitionsFlag, 0) == 0;
   });
-  if (!repetitions_given) benchmark_flags.push_back(fmt::format("--benchmark_repetitions={}", kDefaultRepetitions));
+  if (!repetitions_given) benchmark_flags.push_back(fmt::format("{}{}", kRepetitionsFlag, kDefaultRepetitions));
   const auto repetitions = static_cast<double>(repetitions_of(benchmark_flags));
   if (!min_time_given) policy.min_time_s = kDefaultMeasuredSeconds / repetitions;
   if (!max_time_given) policy.max_time_s = std::max(kDefaultTimeLimitSeconds / repetitions, policy.min_time_s);

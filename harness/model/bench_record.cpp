@@ -50,6 +50,15 @@ std::vector<GpuReading> gpu_readings(const std::vector<BenchRun>& runs) {
   return readings;
 }
 
+bool is_host_bound(const std::vector<BenchRun>& runs) {
+  std::vector<double> shares;
+  for (const auto& r : runs)
+    if (r.sampling && r.sampling->host_share) shares.push_back(*r.sampling->host_share);
+  if (shares.empty()) return false;
+  std::sort(shares.begin(), shares.end());
+  return median_of_sorted(shares) >= kHostBoundShare;
+}
+
 std::optional<double> largest_noise(const std::vector<BenchRun>& runs) {
   std::optional<double> largest;
   for (const auto& r : runs)

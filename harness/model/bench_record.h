@@ -121,5 +121,8 @@ std::vector<double> repetition_seconds(const std::vector<BenchRun>& runs);
 std::vector<GpuReading> gpu_readings(const std::vector<BenchRun>& runs);
 /// The largest noise of the sampled repetitions; empty when none was sampled.
 std::optional<double> largest_noise(const std::vector<BenchRun>& runs);
+/// Whether the median host_share of the repetitions that have one is at least kHostBoundShare;
+/// false when none has one.
+bool is_host_bound(const std::vector<BenchRun>& runs);
 
 }  // namespace opcert

@@ -83,6 +83,25 @@ TEST(BenchJobFigures, TypicalIsTheMedianAndSpreadTheWorstDistanceFromIt) {
   EXPECT_FALSE(BenchJob{}.typical_seconds());
 }
 
+TEST(BenchJobFigures, HostBoundIsTheMedianShareAtOrOverTheBound) {
+  const auto sampled = [](std::vector<std::optional<double>> shares) {
+    std::vector<BenchRun> runs;
+    for (const auto& share : shares) {
+      BenchRun r = repetition(1.0);
+      r.sampling = Sampling{.host_share = share};
+      runs.push_back(r);
+    }
+    return runs;
+  };
+  EXPECT_TRUE(is_host_bound(sampled({0.2, 0.95, 1.1})));
+  EXPECT_FALSE(is_host_bound(sampled({0.2, 0.5, 1.1})));
+  EXPECT_TRUE(is_host_bound(sampled({0.7, 1.2})));   // an even count: the middle two's mean, 0.95
+  EXPECT_FALSE(is_host_bound(sampled({0.7, 1.0})));  // 0.85
+  EXPECT_TRUE(is_host_bound(sampled({std::nullopt, 0.95})));  // only repetitions with a share count
+  EXPECT_FALSE(is_host_bound(sampled({std::nullopt})));
+  EXPECT_FALSE(is_host_bound({repetition(1.0)}));
+}
+
 TEST(BenchJobFigures, OnlyAggregatesReportedFallsBackToTheMedianAggregate) {
   BenchJob job;
   job.runs = {aggregate("mean", 2.0), aggregate("median", 1.5), aggregate("cv", 0.1)};
